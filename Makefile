@@ -1,0 +1,36 @@
+# dynamics_ros: the two commands of the quick start, and their helpers.
+# Everything installs into .venv from requirements.txt; nothing by hand.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+URDF ?=
+# DDS stays on loopback for every node this Makefile starts.
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+
+.PHONY: venv demo test lint bench clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt setup.py package.xml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m dynamics_ros demo $(if $(URDF),--urdf $(URDF),)
+
+test: $(STAMP)
+	$(PY) -m pytest -q test
+
+lint: $(STAMP)
+	$(PY) -m pytest -q -m linter test
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_core.py
+
+clean:
+	rm -rf $(VENV) build install log demo_output *.egg-info

@@ -1,0 +1,39 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
+
+>>> import dynamics_ros as dr
+>>> model = dr.load_urdf('urdf/puma560.urdf')        # doctest: +SKIP
+>>> tau = dr.inverse_dynamics(model, q, qd, qdd)      # doctest: +SKIP
+"""
+
+from .dynamics.aba import forward_dynamics
+from .dynamics.bias import bias_forces, gravity_torques
+from .dynamics.coriolis import coriolis_matrix
+from .dynamics.crba import mass_matrix
+from .dynamics.kinematics import body_poses, link_pose
+from .dynamics.rnea import inverse_dynamics
+from .errors import ModelError, ModelWarning
+from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
+from .model.urdf import load_urdf
+
+__version__ = '0.1.0'
+
+__all__ = [
+    'ModelError', 'ModelWarning', 'PRISMATIC', 'REVOLUTE', 'RobotModel',
+    'bias_forces', 'body_poses', 'coriolis_matrix', 'forward_dynamics',
+    'gravity_torques', 'inverse_dynamics', 'link_pose', 'load_urdf',
+    'mass_matrix',
+]

@@ -1,0 +1,34 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Bias and gravity torques: RNEA with parts of the motion switched off.
+
+These are Turney et al.'s (1980) "strobing" runs of Newton-Euler: C + G with
+zero acceleration, G with zero velocity and acceleration.
+"""
+
+import numpy as np
+
+from .rnea import inverse_dynamics
+
+
+def bias_forces(model, q, qd):
+    """Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd."""
+    return inverse_dynamics(model, q, qd, np.zeros(model.nq))
+
+
+def gravity_torques(model, q):
+    """Return g(q): the torques that hold the arm still against gravity."""
+    zero = np.zeros(model.nq)
+    return inverse_dynamics(model, q, zero, zero)

@@ -1,0 +1,94 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
+
+Featherstone (2008) Table 5.1; the link-frame recursion of Luh, Walker and
+Paul as restated by Turney, Mudge and Lee (1980) eqs. 3.15-3.21, written with
+spatial vectors.  Gravity enters as a fictitious base acceleration -g
+(Turney's "upward acceleration of g, as in an elevator").
+"""
+
+import numpy as np
+
+from .kinematics import as_vector, parent_transforms
+
+
+def motion_cross(v, m):
+    """Return the spatial cross product ``v x m`` of two motion vectors."""
+    w = v[:3]
+    return np.concatenate((np.cross(w, m[:3]),
+                           np.cross(w, m[3:]) + np.cross(v[3:], m[:3])))
+
+
+def force_cross(v, f):
+    """Return the spatial cross product ``v x* f`` (motion v, force f)."""
+    w = v[:3]
+    return np.concatenate((np.cross(w, f[:3]) + np.cross(v[3:], f[3:]),
+                           np.cross(w, f[3:])))
+
+
+def external_forces(model, f_ext):
+    """Check per-body external wrenches: (nq, 6) [moment; force] or None."""
+    if f_ext is None:
+        return None
+    f_ext = np.asarray(f_ext, dtype=float)
+    if f_ext.shape != (model.nq, 6):
+        raise ValueError('f_ext must have shape (%d, 6): one wrench '
+                         '[moment; force] per body, in the body frame, got %s'
+                         % (model.nq, f_ext.shape))
+    return f_ext
+
+
+def base_acceleration(model):
+    """Spatial acceleration of the fixed base that stands in for gravity."""
+    return np.concatenate((np.zeros(3), -model.gravity))
+
+
+def inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
+
+    ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
+    i's frame about its origin.  Joint armature adds ``armature * qdd``.
+    """
+    q = as_vector(model, q, 'q')
+    qd = as_vector(model, qd, 'qd')
+    qdd = as_vector(model, qdd, 'qdd')
+    f_ext = external_forces(model, f_ext)
+    n = model.nq
+    S, inertia, parent = model.motion_subspace, model.spatial_inertia, \
+        model.parent
+    Xup = parent_transforms(model, q)
+    v = np.zeros((n, 6))
+    a = np.zeros((n, 6))
+    f = np.zeros((n, 6))
+    a_base = base_acceleration(model)
+    for i in range(n):
+        vJ = S[i] * qd[i]
+        p = parent[i]
+        if p < 0:
+            v[i] = vJ
+            a[i] = Xup[i] @ a_base + S[i] * qdd[i]
+        else:
+            v[i] = Xup[i] @ v[p] + vJ
+            a[i] = Xup[i] @ a[p] + S[i] * qdd[i] + motion_cross(v[i], vJ)
+        f[i] = inertia[i] @ a[i] + force_cross(v[i], inertia[i] @ v[i])
+        if f_ext is not None:
+            f[i] -= f_ext[i]
+    tau = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        tau[i] = S[i] @ f[i]
+        if parent[i] >= 0:
+            f[parent[i]] += Xup[i].T @ f[i]
+    return tau + model.armature * qdd

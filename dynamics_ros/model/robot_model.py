@@ -1,0 +1,200 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""RobotModel: a kinematic tree as plain arrays indexed by body.
+
+Body ``i`` is the rigid body moved by joint ``i`` (coordinate ``i`` of q, qd,
+qdd and tau).  ``parent[i] < i`` is the body it hangs from, -1 for the fixed
+base.  This is the model of Featherstone's spatial_v2 (parent, jtype, Xtree,
+I): nothing else is needed to run any algorithm on any tree.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ..dynamics.spatial import spatial_inertia
+
+REVOLUTE = 0
+PRISMATIC = 1
+
+
+@dataclass
+class RobotModel:
+    """Constant description of a fixed-base kinematic tree.
+
+    Per body ``i`` (all arrays have length ``nq`` along their first axis):
+
+    - ``joint_names[i]``, ``body_names[i]``: the URDF joint and its child link;
+    - ``parent[i]``: parent body index (-1 = fixed base), ``parent[i] < i``;
+    - ``joint_type[i]``: ``REVOLUTE`` or ``PRISMATIC``; ``continuous[i]``
+      marks revolute joints without limits (one angle, wraps);
+    - ``axis[i]``: unit joint axis in the joint (= body) frame;
+    - ``origin_rotation[i]``, ``origin_translation[i]``: pose of the joint
+      frame in the parent body's frame at q = 0;
+    - ``mass[i]``, ``com[i]``, ``inertia_com[i]``: rigid-body parameters in
+      the body frame (fixed-joint children already merged in).
+
+    ``frames`` maps every kept link name to ``(body, rotation, translation)``:
+    where the link frame sits in its body's frame (body -1 is the base).
+    """
+
+    joint_names: List[str]
+    body_names: List[str]
+    parent: np.ndarray
+    joint_type: np.ndarray
+    axis: np.ndarray
+    origin_rotation: np.ndarray
+    origin_translation: np.ndarray
+    mass: np.ndarray
+    com: np.ndarray
+    inertia_com: np.ndarray
+    gravity: np.ndarray = field(
+        default_factory=lambda: np.array([0.0, 0.0, -9.81]))
+    continuous: np.ndarray = None
+    lower_limit: np.ndarray = None
+    upper_limit: np.ndarray = None
+    velocity_limit: np.ndarray = None
+    effort_limit: np.ndarray = None
+    damping: np.ndarray = None
+    friction: np.ndarray = None
+    armature: np.ndarray = None
+    root_link: str = 'base'
+    name: str = 'robot'
+    frames: Dict[str, Tuple[int, np.ndarray, np.ndarray]] = field(
+        default_factory=dict)
+
+    def __post_init__(self):
+        """Fill optional per-joint arrays and derive the spatial quantities."""
+        n = len(self.joint_names)
+        self.parent = np.asarray(self.parent, dtype=int).reshape(n)
+        self.joint_type = np.asarray(self.joint_type, dtype=int).reshape(n)
+        self.axis = np.asarray(self.axis, dtype=float).reshape(n, 3)
+        self.origin_rotation = np.asarray(
+            self.origin_rotation, dtype=float).reshape(n, 3, 3)
+        self.origin_translation = np.asarray(
+            self.origin_translation, dtype=float).reshape(n, 3)
+        self.mass = np.asarray(self.mass, dtype=float).reshape(n)
+        self.com = np.asarray(self.com, dtype=float).reshape(n, 3)
+        self.inertia_com = np.asarray(
+            self.inertia_com, dtype=float).reshape(n, 3, 3)
+        self.gravity = np.asarray(self.gravity, dtype=float).reshape(3)
+        defaults = {
+            'continuous': np.zeros(n, dtype=bool),
+            'lower_limit': np.full(n, -np.inf),
+            'upper_limit': np.full(n, np.inf),
+            'velocity_limit': np.full(n, np.inf),
+            'effort_limit': np.full(n, np.inf),
+            'damping': np.zeros(n),
+            'friction': np.zeros(n),
+            'armature': np.zeros(n),
+        }
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            value = default if value is None else np.asarray(
+                value, dtype=default.dtype).reshape(n)
+            setattr(self, name, value)
+        for i, p in enumerate(self.parent):
+            if not -1 <= p < i:
+                raise ValueError(
+                    'body %d (%s): parent index %d must be in [-1, %d)'
+                    % (i, self.body_names[i], p, i))
+        self.update_inertias()
+
+    def update_inertias(self):
+        """Recompute ``spatial_inertia`` and ``motion_subspace``.
+
+        Call after changing ``mass``, ``com``, ``inertia_com`` or ``axis``.
+        """
+        n = self.nq
+        self.spatial_inertia = np.array([
+            spatial_inertia(self.mass[i], self.com[i], self.inertia_com[i])
+            for i in range(n)]).reshape(n, 6, 6)
+        S = np.zeros((n, 6))
+        revolute = self.joint_type == REVOLUTE
+        S[revolute, :3] = self.axis[revolute]
+        S[~revolute, 3:] = self.axis[~revolute]
+        self.motion_subspace = S
+        self.children = [[] for _ in range(n)]
+        for i, p in enumerate(self.parent):
+            if p >= 0:
+                self.children[p].append(i)
+
+    @property
+    def nq(self):
+        """Number of coordinates (one per movable joint)."""
+        return len(self.joint_names)
+
+    @property
+    def nv(self):
+        """Number of velocity coordinates (equal to nq: no quaternions)."""
+        return len(self.joint_names)
+
+    @property
+    def total_mass(self):
+        """Mass of all moving bodies (the fixed base excluded)."""
+        return float(np.sum(self.mass))
+
+    def joint_index(self, name):
+        """Coordinate index of joint ``name``."""
+        try:
+            return self.joint_names.index(name)
+        except ValueError:
+            raise KeyError('no movable joint named %r in model %r (joints: %s)'
+                           % (name, self.name, ', '.join(self.joint_names)))
+
+    def copy(self, **changes):
+        """Return a deep copy, optionally with some fields replaced."""
+        fields = dict(
+            joint_names=list(self.joint_names),
+            body_names=list(self.body_names),
+            parent=self.parent.copy(), joint_type=self.joint_type.copy(),
+            axis=self.axis.copy(),
+            origin_rotation=self.origin_rotation.copy(),
+            origin_translation=self.origin_translation.copy(),
+            mass=self.mass.copy(), com=self.com.copy(),
+            inertia_com=self.inertia_com.copy(),
+            gravity=self.gravity.copy(), continuous=self.continuous.copy(),
+            lower_limit=self.lower_limit.copy(),
+            upper_limit=self.upper_limit.copy(),
+            velocity_limit=self.velocity_limit.copy(),
+            effort_limit=self.effort_limit.copy(),
+            damping=self.damping.copy(), friction=self.friction.copy(),
+            armature=self.armature.copy(), root_link=self.root_link,
+            name=self.name,
+            frames={k: (b, R.copy(), p.copy())
+                    for k, (b, R, p) in self.frames.items()})
+        fields.update(changes)
+        return RobotModel(**fields)
+
+    def summary(self):
+        """Human-readable multi-line description of the model."""
+        kinds = {REVOLUTE: 'revolute', PRISMATIC: 'prismatic'}
+        lines = ['model %r: %d joints, root link %r, total mass %.4f kg, '
+                 'gravity %s' % (self.name, self.nq, self.root_link,
+                                 self.total_mass, np.array2string(
+                                     self.gravity, precision=3))]
+        width = max([len(j) for j in self.joint_names] + [5])
+        lines.append('  %-3s %-*s %-10s %-7s %s' % (
+            '#', width, 'joint', 'type', 'parent', 'child link (mass kg)'))
+        for i in range(self.nq):
+            kind = 'continuous' if self.continuous[i] else kinds[
+                self.joint_type[i]]
+            parent = self.parent[i]
+            lines.append('  %-3d %-*s %-10s %-7s %s (%.4f)' % (
+                i, width, self.joint_names[i], kind,
+                'base' if parent < 0 else str(parent), self.body_names[i],
+                self.mass[i]))
+        return '\n'.join(lines)

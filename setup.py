@@ -1,0 +1,56 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Build and install dynamics_ros (ament_python: colcon or pip)."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages, setup
+
+package_name = 'dynamics_ros'
+
+
+def share(folder, pattern):
+    """Install ``folder/pattern`` into share/dynamics_ros/folder."""
+    return (os.path.join('share', package_name, folder),
+            sorted(glob(os.path.join(folder, pattern))))
+
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*']),
+    data_files=[
+        ('share/ament_index/resource_index/packages',
+         ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        share('launch', '*launch.[pxy][yma]*'),
+        share('config', '*.yaml'),
+        share('urdf', '*.urdf'),
+    ],
+    package_data={package_name: ['data/*.urdf']},
+    # Version ranges live in requirements.txt; on a ROS 2 machine rclpy and
+    # the messages come from the distribution (package.xml exec_depend).
+    install_requires=['setuptools', 'numpy', 'scipy', 'urdfdom-py', 'PyYAML'],
+    zip_safe=True,
+    maintainer='dynamics_ros developers',
+    maintainer_email='dev@dynamics-ros.invalid',
+    description='Manipulator dynamics for ROS 2 from a URDF.',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+        ],
+    },
+)
