@@ -12,64 +12,19 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Command line: ``python -m dynamics_ros <command>``."""
+"""Command line: ``python -m dynamics_ros <command>`` (see dynamics_ros.cli)."""
 
 import argparse
 import sys
 
-import numpy as np
-
-from . import gravity_torques, inverse_dynamics, load_urdf, mass_matrix
+from .cli import register_all
 from .errors import ModelError
-from .resources import robot_urdf
-
-
-def torque_table(model, poses):
-    """Aligned text table of gravity and inverse-dynamics torques."""
-    width = max(len(name) for name in model.joint_names)
-    lines = []
-    for label, q, qd, qdd in poses:
-        lines.append('%s' % label)
-        lines.append('  %-*s %10s %10s %12s %12s' % (
-            width, 'joint', 'q', 'g(q)', 'tau(ID)', 'M_ii'))
-        g = gravity_torques(model, q)
-        tau = inverse_dynamics(model, q, qd, qdd)
-        diagonal = np.diag(mass_matrix(model, q))
-        for i, name in enumerate(model.joint_names):
-            lines.append('  %-*s %10.4f %10.4f %12.4f %12.5f' % (
-                width, name, q[i], g[i], tau[i], diagonal[i]))
-    return '\n'.join(lines)
-
-
-def run_summary(args):
-    """Print the model summary and a torque table for a URDF."""
-    model = load_urdf(args.urdf or robot_urdf(), root_link=args.root,
-                      tip_link=args.tip)
-    print(model.summary())
-    print()
-    zero = np.zeros(model.nq)
-    rng = np.random.default_rng(0)
-    lower = np.where(np.isfinite(model.lower_limit), model.lower_limit, -np.pi)
-    upper = np.where(np.isfinite(model.upper_limit), model.upper_limit, np.pi)
-    q = rng.uniform(lower, upper)
-    qd = rng.uniform(-1.0, 1.0, model.nq)
-    qdd = rng.uniform(-1.0, 1.0, model.nq)
-    print(torque_table(model, [
-        ('zero pose, at rest', zero, zero, zero),
-        ('random state (seed 0), qd and qdd in [-1, 1]', q, qd, qdd)]))
-    return 0
 
 
 def main(argv=None):
     """Entry point of ``python -m dynamics_ros``."""
     parser = argparse.ArgumentParser(prog='python -m dynamics_ros')
-    commands = parser.add_subparsers(dest='command', required=True)
-    demo = commands.add_parser(
-        'demo', help='the main job on the default arm (PUMA 560)')
-    demo.add_argument('--urdf', help='URDF path (default: shipped PUMA 560)')
-    demo.add_argument('--root', help='root link')
-    demo.add_argument('--tip', help='tip link')
-    demo.set_defaults(run=run_summary)
+    register_all(parser.add_subparsers(dest='command', required=True))
     args = parser.parse_args(argv)
     try:
         return args.run(args)

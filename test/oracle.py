@@ -1,0 +1,188 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Pinocchio as the test oracle: models from the same URDF, mapped by name.
+
+Pinocchio orders velocities [linear; angular] and stores a continuous joint
+as (cos, sin); dynamics_ros orders [angular; linear] and uses one angle.
+These helpers convert so that tests compare like with like.
+"""
+
+import glob
+import os
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import pinocchio as pin
+
+import dynamics_ros as dr
+
+
+def robots_directory():
+    """Folder of example-robot-data's URDFs inside the installed wheel."""
+    import cmeel
+    candidates = glob.glob(os.path.join(
+        os.path.dirname(os.path.dirname(cmeel.__file__)), 'cmeel.prefix',
+        'share', 'example-robot-data', 'robots'))
+    if not candidates:
+        raise FileNotFoundError('example-robot-data is not installed')
+    return candidates[0]
+
+
+EXAMPLE_ARMS = {
+    # name: (path below robots/, root_link, tip_link)
+    'panda': ('panda_description/urdf/panda.urdf', None, 'panda_hand'),
+    'ur5': ('ur_description/urdf/ur5_robot.urdf', None, None),
+    'ur10': ('ur_description/urdf/ur10_robot.urdf', None, None),
+    'kinova': ('kinova_description/robots/kinova.urdf', None, None),
+    'xarm7': ('xarm_description/urdf/xarm7.urdf', None, None),
+    'z1': ('z1_description/urdf/z1.urdf', None, None),
+}
+
+
+def example_arm_xml(name):
+    """URDF text of an example-robot-data arm cut to the kept chain.
+
+    Links outside the root -> tip chain are removed from the XML so that
+    Pinocchio and dynamics_ros see exactly the same bodies (Panda's fingers
+    are mimic joints, which dynamics_ros refuses).
+    """
+    relative, root, tip = EXAMPLE_ARMS[name]
+    path = os.path.join(robots_directory(), relative)
+    with open(path, encoding='utf-8') as stream:
+        text = stream.read()
+    if tip is None and root is None:
+        return text
+    return keep_chain(text, root, tip)
+
+
+def keep_chain(xml, root, tip):
+    """Remove every link and joint not on the root -> tip chain."""
+    tree = ElementTree.fromstring(xml)
+    joints = {j.find('child').get('link'): j for j in tree.findall('joint')}
+    keep, link = {tip}, tip
+    while link in joints and link != root:
+        link = joints[link].find('parent').get('link')
+        keep.add(link)
+    for element in list(tree):
+        if element.tag == 'link' and element.get('name') not in keep:
+            tree.remove(element)
+        elif element.tag == 'joint' and (
+                element.find('child').get('link') not in keep):
+            tree.remove(element)
+    return ElementTree.tostring(tree, encoding='unicode')
+
+
+class PinocchioOracle:
+    """Pinocchio model of a URDF and index maps to a dynamics_ros model."""
+
+    def __init__(self, model, xml):
+        self.model = model
+        self.pin_model = pin.buildModelFromXML(xml)
+        self.pin_model.gravity = pin.Motion(
+            np.asarray(model.gravity), np.zeros(3))
+        self.data = self.pin_model.createData()
+        self.idx_q, self.idx_v, self.pin_nq = [], [], []
+        for name in model.joint_names:
+            joint = self.pin_model.joints[self.pin_model.getJointId(name)]
+            self.idx_q.append(joint.idx_q)
+            self.idx_v.append(joint.idx_v)
+            self.pin_nq.append(joint.nq)
+        self.idx_v = np.array(self.idx_v)
+        assert self.pin_model.nv == model.nq, 'models differ in size'
+
+    def q(self, q):
+        """Pinocchio configuration of a dynamics_ros q."""
+        out = np.zeros(self.pin_model.nq)
+        for i, value in enumerate(q):
+            if self.pin_nq[i] == 2:
+                out[self.idx_q[i]:self.idx_q[i] + 2] = np.cos(value), np.sin(
+                    value)
+            else:
+                out[self.idx_q[i]] = value
+        return out
+
+    def v(self, v):
+        """Pinocchio tangent vector (qd, qdd, tau) of ours."""
+        out = np.zeros(self.pin_model.nv)
+        out[self.idx_v] = v
+        return out
+
+    def ours(self, v):
+        """Our ordering of a Pinocchio tangent vector."""
+        return np.asarray(v)[self.idx_v]
+
+    def ours_matrix(self, matrix):
+        """Our ordering of an (nv, nv) Pinocchio matrix."""
+        return np.asarray(matrix)[np.ix_(self.idx_v, self.idx_v)]
+
+    def forces(self, f_ext):
+        """Pinocchio StdVec_Force of our (nq, 6) [moment; force] wrenches."""
+        forces = pin.StdVec_Force()
+        for _ in range(self.pin_model.njoints):
+            forces.append(pin.Force.Zero())
+        for i, name in enumerate(self.model.joint_names):
+            joint_id = self.pin_model.getJointId(name)
+            forces[joint_id] = pin.Force(f_ext[i][3:], f_ext[i][:3])
+        return forces
+
+    def rnea(self, q, qd, qdd, f_ext=None):
+        """Inverse dynamics in our ordering."""
+        args = [self.pin_model, self.data, self.q(q), self.v(qd), self.v(qdd)]
+        if f_ext is not None:
+            args.append(self.forces(f_ext))
+        return self.ours(pin.rnea(*args))
+
+    def aba(self, q, qd, tau, f_ext=None):
+        """Forward dynamics in our ordering."""
+        args = [self.pin_model, self.data, self.q(q), self.v(qd), self.v(tau)]
+        if f_ext is not None:
+            args.append(self.forces(f_ext))
+        return self.ours(pin.aba(*args))
+
+    def crba(self, q):
+        """Full symmetric mass matrix in our ordering."""
+        M = pin.crba(self.pin_model, self.data, self.q(q))
+        M = np.triu(M) + np.triu(M, 1).T
+        return self.ours_matrix(M)
+
+    def gravity(self, q):
+        """Gravity torques in our ordering."""
+        return self.ours(pin.computeGeneralizedGravity(
+            self.pin_model, self.data, self.q(q)))
+
+    def bias(self, q, qd):
+        """Nonlinear effects h(q, qd) in our ordering."""
+        return self.ours(pin.nonLinearEffects(
+            self.pin_model, self.data, self.q(q), self.v(qd)))
+
+    def coriolis(self, q, qd):
+        """Coriolis matrix in our ordering."""
+        return self.ours_matrix(pin.computeCoriolisMatrix(
+            self.pin_model, self.data, self.q(q), self.v(qd)))
+
+
+def oracle_for(xml, **load_options):
+    """Load ``xml`` both ways: (dynamics_ros model, PinocchioOracle)."""
+    model = dr.load_urdf(xml, **load_options)
+    return model, PinocchioOracle(model, xml)
+
+
+def random_state(model, rng):
+    """Random q within finite limits (else [-pi, pi]), qd, qdd, tau."""
+    lower = np.where(np.isfinite(model.lower_limit), model.lower_limit, -np.pi)
+    upper = np.where(np.isfinite(model.upper_limit), model.upper_limit, np.pi)
+    q = rng.uniform(lower, upper)
+    return (q, rng.uniform(-2.0, 2.0, model.nq),
+            rng.uniform(-3.0, 3.0, model.nq), rng.uniform(-5.0, 5.0, model.nq))
