@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
+"""
+dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
 
 >>> import dynamics_ros as dr
 >>> model = dr.load_urdf('urdf/puma560.urdf')        # doctest: +SKIP

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Find the files the package ships (URDFs, configs, launch files).
+"""
+Find the files the package ships (URDFs, configs, launch files).
 
 In a source checkout they sit beside the package; after a colcon build or a
 pip install they are under ``<prefix>/share/dynamics_ros``.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Pinocchio as the test oracle: models from the same URDF, mapped by name.
+"""
+Pinocchio as the test oracle: models from the same URDF, mapped by name.
 
 Pinocchio orders velocities [linear; angular] and stores a continuous joint
 as (cos, sin); dynamics_ros orders [angular; linear] and uses one angle.
@@ -23,10 +24,9 @@ import glob
 import os
 import xml.etree.ElementTree as ElementTree
 
+import dynamics_ros as dr
 import numpy as np
 import pinocchio as pin
-
-import dynamics_ros as dr
 
 
 def robots_directory():
@@ -52,7 +52,8 @@ EXAMPLE_ARMS = {
 
 
 def example_arm_xml(name):
-    """URDF text of an example-robot-data arm cut to the kept chain.
+    """
+    URDF text of an example-robot-data arm cut to the kept chain.
 
     Links outside the root -> tip chain are removed from the XML so that
     Pinocchio and dynamics_ros see exactly the same bodies (Panda's fingers

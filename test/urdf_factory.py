@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Generated URDFs for tests: chains and trees with every feature we parse.
+"""
+Generated URDFs for tests: chains and trees with every feature we parse.
 
 Randomised but seeded: rotated joint and inertial frames, arbitrary unit
 axes, prismatic and continuous joints, chains of fixed joints carrying
@@ -27,7 +28,7 @@ def _fmt(values):
 
 
 def random_inertial(rng, indent='    '):
-    """An <inertial> block of a random box-like rigid body (physical)."""
+    """Return an <inertial> block of a random box-like (physical) body."""
     mass = rng.uniform(0.2, 5.0)
     size = rng.uniform(0.02, 0.4, 3)
     moments = mass / 12.0 * np.array([size[1] ** 2 + size[2] ** 2,
@@ -56,7 +57,8 @@ def random_inertial(rng, indent='    '):
 
 def random_urdf(seed, n_movable=6, tree=False, prismatic=True,
                 continuous=True, fixed_chains=True, aligned_axes=False):
-    """URDF text of a random robot with ``n_movable`` movable joints.
+    """
+    URDF text of a random robot with ``n_movable`` movable joints.
 
     ``tree`` attaches each new joint to a random earlier link (else to the
     last one); ``fixed_chains`` inserts chains of fixed joints, some links
@@ -121,6 +123,6 @@ def random_urdf(seed, n_movable=6, tree=False, prismatic=True,
 
 
 def serial_chain_urdf(n_links, seed=0):
-    """A revolute serial chain of ``n_links`` links (for scaling tests)."""
+    """Return a revolute serial chain of ``n_links`` links (for scaling)."""
     return random_urdf(seed, n_movable=n_links, tree=False, prismatic=False,
                        continuous=False, fixed_chains=False)

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Subcommands of ``python -m dynamics_ros``: one module per command.
+"""
+Subcommands of ``python -m dynamics_ros``: one module per command.
 
 Each module here defines ``register(subparsers)``, which adds its parser and
 sets ``run=callable(args) -> exit code`` as a default.  Adding a command is

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Forward dynamics by the articulated-body algorithm (ABA), O(n).
+"""
+Forward dynamics by the articulated-body algorithm (ABA), O(n).
 
 Featherstone (2008) Table 7.1.  Nasser's 6x6 inbound/outbound recursion is the
 same method: his closed form theta_dd_i = -Z^T F_i / (J^a + Z^T A*_i Z)

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Bias and gravity torques: RNEA with parts of the motion switched off.
+"""
+Bias and gravity torques: RNEA with parts of the motion switched off.
 
 These are Turney et al.'s (1980) "strobing" runs of Newton-Euler: C + G with
 zero acceleration, G with zero velocity and acceleration.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Coriolis matrix C(q, qd) from the Christoffel symbols, in spatial form.
+"""
+Coriolis matrix C(q, qd) from the Christoffel symbols, in spatial form.
 
 With body Jacobians J_k and inertias I_k in the root frame,
 M = sum_k J_k^T I_k J_k.  The factorisation

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint-space mass matrix by the composite-rigid-body algorithm (CRBA).
+"""
+Joint-space mass matrix by the composite-rigid-body algorithm (CRBA).
 
 Featherstone (2008) Table 6.2.  Turney et al. (1980) obtain the same matrix by
 "strobing" Newton-Euler with unit accelerations; the CRBA does it in one

@@ -16,8 +16,8 @@
 
 import numpy as np
 
-from ..model.robot_model import REVOLUTE
 from .spatial import axis_angle_to_matrix, motion_transform
+from ..model.robot_model import REVOLUTE
 
 
 def as_vector(model, value, name):

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
+"""
+Inverse dynamics by the recursive Newton-Euler algorithm (RNEA).
 
 Featherstone (2008) Table 5.1; the link-frame recursion of Luh, Walker and
 Paul as restated by Turney, Mudge and Lee (1980) eqs. 3.15-3.21, written with
@@ -57,7 +58,8 @@ def base_acceleration(model):
 
 
 def inverse_dynamics(model, q, qd, qdd, f_ext=None):
-    """Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
+    """
+    Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
 
     ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
     i's frame about its origin.  Joint armature adds ``armature * qdd``.

@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Spatial (6D) vector algebra in Featherstone's convention.
+"""
+Spatial (6D) vector algebra in Featherstone's convention.
 
 Motion vectors are ordered [angular; linear] and force vectors
 [moment; force], as in Featherstone, "Rigid Body Dynamics Algorithms" (2008),
@@ -32,7 +33,8 @@ def skew(v):
 
 
 def motion_transform(rotation, translation):
-    """Motion transform into a child frame placed at (rotation, translation).
+    """
+    Motion transform into a child frame placed at (rotation, translation).
 
     ``rotation`` is the child frame's orientation in the parent (columns are
     the child's axes in parent coordinates) and ``translation`` its origin in
@@ -67,7 +69,8 @@ def cross_force(v):
 
 
 def spatial_inertia(mass, com, inertia_com):
-    """Spatial inertia about a frame origin (Featherstone eq. 2.63).
+    """
+    Spatial inertia about a frame origin (Featherstone eq. 2.63).
 
     ``com`` is the centre of mass and ``inertia_com`` the rotational inertia
     about it, both in the frame's coordinates.

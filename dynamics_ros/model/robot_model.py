@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""RobotModel: a kinematic tree as plain arrays indexed by body.
+"""
+RobotModel: a kinematic tree as plain arrays indexed by body.
 
 Body ``i`` is the rigid body moved by joint ``i`` (coordinate ``i`` of q, qd,
 qdd and tau).  ``parent[i] < i`` is the body it hangs from, -1 for the fixed
@@ -33,7 +34,8 @@ PRISMATIC = 1
 
 @dataclass
 class RobotModel:
-    """Constant description of a fixed-base kinematic tree.
+    """
+    Constant description of a fixed-base kinematic tree.
 
     Per body ``i`` (all arrays have length ``nq`` along their first axis):
 
@@ -114,7 +116,8 @@ class RobotModel:
         self.update_inertias()
 
     def update_inertias(self):
-        """Recompute ``spatial_inertia`` and ``motion_subspace``.
+        """
+        Recompute ``spatial_inertia`` and ``motion_subspace``.
 
         Call after changing ``mass``, ``com``, ``inertia_com`` or ``axis``.
         """
@@ -134,17 +137,17 @@ class RobotModel:
 
     @property
     def nq(self):
-        """Number of coordinates (one per movable joint)."""
+        """Return the number of coordinates (one per movable joint)."""
         return len(self.joint_names)
 
     @property
     def nv(self):
-        """Number of velocity coordinates (equal to nq: no quaternions)."""
+        """Return the number of velocities (equal to nq: no quaternions)."""
         return len(self.joint_names)
 
     @property
     def total_mass(self):
-        """Mass of all moving bodies (the fixed base excluded)."""
+        """Return the mass of all moving bodies (the fixed base excluded)."""
         return float(np.sum(self.mass))
 
     def joint_index(self, name):

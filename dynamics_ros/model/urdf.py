@@ -12,7 +12,8 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Build a RobotModel from a URDF (file path or XML string) with urdfdom-py.
+"""
+Build a RobotModel from a URDF (file path or XML string) with urdfdom-py.
 
 Movable joints (revolute, continuous, prismatic) become coordinates in
 depth-first order from the root, children in document order (the order
@@ -20,16 +21,16 @@ Pinocchio and KDL use).  Fixed joints are merged: the child link's inertia is
 added to the body it is welded to and its frame is kept in ``model.frames``.
 """
 
+from contextlib import redirect_stderr
 import io
 import os
 import warnings
-from contextlib import redirect_stderr
 
 import numpy as np
 
+from .robot_model import PRISMATIC, REVOLUTE, RobotModel
 from ..dynamics.spatial import rpy_to_matrix
 from ..errors import ModelError, ModelWarning
-from .robot_model import PRISMATIC, REVOLUTE, RobotModel
 
 MOVABLE = {'revolute': REVOLUTE, 'continuous': REVOLUTE,
            'prismatic': PRISMATIC}
@@ -81,7 +82,8 @@ def _pose(origin):
 
 
 def _link_inertia(link):
-    """Mass, centre of mass and central inertia of a link, validated.
+    """
+    Mass, centre of mass and central inertia of a link, validated.
 
     Returns None for a link without <inertial> (massless).
     """
@@ -141,7 +143,7 @@ def _tree(robot):
 
 
 def _find_root(links, parent_joint, child_joints):
-    """The unique link without a parent joint; detects cycles."""
+    """Return the unique link without a parent joint; detect cycles."""
     roots = [name for name in links if name not in parent_joint]
     if not roots:
         raise ModelError('URDF has no root link: the joints form a cycle '
@@ -179,7 +181,8 @@ def _chain_links(root, tip, links, parent_joint):
 
 def load_urdf(source, root_link=None, tip_link=None,
               gravity=(0.0, 0.0, -9.81)):
-    """Build a RobotModel from a URDF file path or XML string.
+    """
+    Build a RobotModel from a URDF file path or XML string.
 
     ``root_link`` makes that link the fixed base (only its subtree is kept);
     ``tip_link`` keeps only the serial chain from the root to it, as KDL's
@@ -278,7 +281,7 @@ def _limit(value, default):
 
 
 def _add_joint(joint, body, link_rotation, link_translation, bodies, frames):
-    """Number a movable joint's child as a new body, or weld a fixed one."""
+    """Add a movable joint's child as a new body, or weld a fixed one."""
     try:
         origin_rotation, origin_translation = _pose(joint.origin)
     except ValueError as error:

@@ -1,0 +1,37 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Shared pytest fixtures and the relative-tolerance check of the suite."""
+
+import numpy as np
+
+
+def assert_close(actual, expected, rtol=1e-9, what='', scale=None):
+    """
+    Assert ``actual`` equals ``expected`` to ``rtol`` relative (max norm).
+
+    The scale is the largest entry of ``expected`` (at least 1e-12), so a
+    vector with some near-zero entries is still held to the relative
+    tolerance of its magnitude, as a relative norm check does.
+    """
+    actual = np.asarray(actual, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    assert actual.shape == expected.shape, '%s: shape %s != %s' % (
+        what, actual.shape, expected.shape)
+    if scale is None:
+        scale = float(np.max(np.abs(expected), initial=0.0))
+    scale = max(scale, 1e-12)
+    error = float(np.max(np.abs(actual - expected), initial=0.0))
+    assert error <= rtol * scale, '%s: max error %.3e > %.1e x %.3e' % (
+        what, error, rtol, scale)
