@@ -28,16 +28,25 @@ from .kinematics import as_vector, parent_transforms
 
 def motion_cross(v, m):
     """Return the spatial cross product ``v x m`` of two motion vectors."""
-    w = v[:3]
-    return np.concatenate((np.cross(w, m[:3]),
-                           np.cross(w, m[3:]) + np.cross(v[3:], m[:3])))
+    # Written out: np.cross costs ~10 us per 3-vector call, this ~2 us.
+    w0, w1, w2, u0, u1, u2 = v
+    a0, a1, a2, b0, b1, b2 = m
+    return np.array([
+        w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0,
+        w1 * b2 - w2 * b1 + u1 * a2 - u2 * a1,
+        w2 * b0 - w0 * b2 + u2 * a0 - u0 * a2,
+        w0 * b1 - w1 * b0 + u0 * a1 - u1 * a0])
 
 
 def force_cross(v, f):
     """Return the spatial cross product ``v x* f`` (motion v, force f)."""
-    w = v[:3]
-    return np.concatenate((np.cross(w, f[:3]) + np.cross(v[3:], f[3:]),
-                           np.cross(w, f[3:])))
+    w0, w1, w2, u0, u1, u2 = v
+    n0, n1, n2, f0, f1, f2 = f
+    return np.array([
+        w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1,
+        w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2,
+        w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0,
+        w1 * f2 - w2 * f1, w2 * f0 - w0 * f2, w0 * f1 - w1 * f0])
 
 
 def external_forces(model, f_ext):
