@@ -26,11 +26,10 @@ import os
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
 import dynamics_ros as dr  # noqa: E402
+import numpy as np  # noqa: E402
 from oracle import example_arm_xml, oracle_for  # noqa: E402
 import pinocchio as pin  # noqa: E402
 from urdf_factory import serial_chain_urdf  # noqa: E402
