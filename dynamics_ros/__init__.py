@@ -21,11 +21,18 @@ dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
 """
 
 from .dynamics.aba import forward_dynamics
+from .dynamics.aba_derivatives import forward_dynamics_derivatives
 from .dynamics.bias import bias_forces, gravity_torques
 from .dynamics.coriolis import coriolis_matrix
 from .dynamics.crba import mass_matrix
+from .dynamics.influence import congruence, dynamics_coefficients, \
+    generalized_dot, influence_coefficients, invert_influence, quadratic, \
+    transfer_dynamics, transfer_influence
+from .dynamics.jacobians import link_jacobian
 from .dynamics.kinematics import body_poses, link_pose
+from .dynamics.linearize import linearize, linearize_trajectory
 from .dynamics.rnea import inverse_dynamics
+from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .errors import ModelError, ModelWarning
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
@@ -37,4 +44,10 @@ __all__ = [
     'bias_forces', 'body_poses', 'coriolis_matrix', 'forward_dynamics',
     'gravity_torques', 'inverse_dynamics', 'link_pose', 'load_urdf',
     'mass_matrix',
+    # issue 4: derivatives and linearization
+    'forward_dynamics_derivatives', 'inverse_dynamics_derivatives',
+    'linearize', 'linearize_trajectory', 'link_jacobian',
+    'congruence', 'dynamics_coefficients', 'generalized_dot',
+    'influence_coefficients', 'invert_influence', 'quadratic',
+    'transfer_dynamics', 'transfer_influence',
 ]

@@ -1,0 +1,161 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+State-space linearization of the manipulator dynamics.
+
+State x = [q; qd] (2 nq), input u = tau (nq).  The dynamics
+
+    d/dt [q; qd] = [qd; FD(q, qd, tau - damping * qd)]
+
+are linearized about any operating point, not only equilibria:
+
+    A = [[0, I], [dqdd/dq, dqdd/dqd]],   B = [[0], [M^-1]],
+
+from the analytic derivatives (``aba_derivatives``).  This is Freeman's
+(1985) eqs. 2-241...2-252 torque-input model, F21 = -I*^-1 dT/dphi,
+F22 = -I*^-1 (dT/dphid + B_phi), G = I*^-1.  Away from an equilibrium the
+perturbation dx, du obeys d(dx)/dt = A dx + B du to first order (the drift
+f(x0, u0) is the nominal motion itself).
+
+Joint friction conventions (URDF ``<dynamics>``):
+
+- armature (rotor inertia) adds to the diagonal of M, as it already does in
+  ``inverse_dynamics``, ``mass_matrix`` and ``forward_dynamics``;
+- viscous damping is a torque against the motion, tau_applied = tau -
+  damping * qd.  The core FD/ID leave it out, so it is added here: it
+  changes qdd at the operating point and adds -M^-1 diag(damping) to the
+  qd block of A;
+- Coulomb friction (``model.friction``) is not differentiable at qd = 0 and
+  is left out.
+
+Discrete time (``dt``): zero-order hold, the exponential of the augmented
+matrix, expm([[A, B], [0, 0]] dt) = [[A_d, B_d], [0, I]] (Van Loan 1978),
+the same as ``scipy.signal.cont2discrete(..., method='zoh')``.
+"""
+
+import numpy as np
+from scipy.linalg import expm
+
+from .aba import forward_dynamics
+from .aba_derivatives import inverse_inertia
+from .kinematics import as_vector
+from .rnea import inverse_dynamics
+from .rnea_derivatives import inverse_dynamics_derivatives
+
+
+def zero_order_hold(A, B, dt):
+    """Discretize (A, B) with input held constant over ``dt`` seconds."""
+    dt = float(dt)
+    if not np.isfinite(dt) or dt <= 0.0:
+        raise ValueError('dt must be a positive number of seconds, got %r'
+                         % dt)
+    n, m = B.shape
+    augmented = np.zeros((n + m, n + m))
+    augmented[:n, :n] = A
+    augmented[:n, n:] = B
+    exponential = expm(augmented * dt)
+    return exponential[:n, :n], exponential[:n, n:]
+
+
+def state_space(model, dtau_dq, dtau_dqd, M):
+    """Continuous (A, B) from the inverse-dynamics Jacobians at a point."""
+    n = M.shape[0]
+    Minv = inverse_inertia(M, model)
+    A = np.zeros((2 * n, 2 * n))
+    A[:n, n:] = np.eye(n)
+    A[n:, :n] = -Minv @ dtau_dq
+    A[n:, n:] = -Minv @ (dtau_dqd + np.diag(model.damping))
+    B = np.zeros((2 * n, n))
+    B[n:] = Minv
+    return A, B
+
+
+def linearize(model, q, qd, tau, dt=None):
+    """
+    Return the linear model (A, B) of the dynamics about (q, qd, tau).
+
+    x = [q; qd], u = tau, in ``model.joint_names`` order.  Continuous time
+    (dx/dt = A x + B u) when ``dt`` is None, else the zero-order-hold
+    discrete model x[k+1] = A x[k] + B u[k] with sample time ``dt``.  Joint
+    damping and armature of the model enter A and B (see the module notes).
+    """
+    q = as_vector(model, q, 'q')
+    qd = as_vector(model, qd, 'qd')
+    tau = as_vector(model, tau, 'tau')
+    with np.errstate(invalid='ignore', divide='ignore'):
+        # A singular M is reported by inverse_inertia, not by ABA.
+        qdd = forward_dynamics(model, q, qd, tau - model.damping * qd)
+    A, B = state_space(model, *inverse_dynamics_derivatives(
+        model, q, qd, qdd))
+    if dt is None:
+        return A, B
+    return zero_order_hold(A, B, dt)
+
+
+def trajectory_samples(model, t, q, qd, qdd):
+    """Check a sampled trajectory: t (N,), q, qd, qdd (N, nq) each."""
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError('t must be a 1-D array of sample times, got shape '
+                         '%s' % (t.shape,))
+    if np.any(np.diff(t) <= 0.0):
+        raise ValueError('t must be strictly increasing')
+    arrays = []
+    for name, value in (('q', q), ('qd', qd), ('qdd', qdd)):
+        value = np.asarray(value, dtype=float)
+        if value.shape != (t.size, model.nq):
+            raise ValueError('%s must have shape (%d, %d): one row per '
+                             'sample time, one column per joint of %r, got %s'
+                             % (name, t.size, model.nq, model.name,
+                                value.shape))
+        arrays.append(value)
+    return t, arrays
+
+
+def linearize_trajectory(model, t, q, qd, qdd, discrete=False):
+    """
+    Return the time-varying linear model along a trajectory and its torques.
+
+    ``t`` (N,) are strictly increasing sample times and ``q``, ``qd``,
+    ``qdd`` (N, nq) the nominal motion.  Returns ``(A, B, tau)``:
+
+    - ``tau`` (N, nq): feed-forward torques that produce the motion,
+      inverse dynamics plus the damping torque damping * qd;
+    - continuous time: ``A`` (N, 2nq, 2nq), ``B`` (N, 2nq, nq), the
+      linearization at each sample, d(dx)/dt = A(t) dx + B(t) du;
+    - ``discrete=True``: ``A`` (N-1, ...), ``B`` (N-1, ...), the
+      zero-order-hold model of each interval [t_k, t_k+1] taken at its
+      start, dx[k+1] = A[k] dx[k] + B[k] du[k].
+    """
+    t, (q, qd, qdd) = trajectory_samples(model, t, q, qd, qdd)
+    count, n = q.shape
+    tau = np.zeros((count, n))
+    A = np.zeros((count, 2 * n, 2 * n))
+    B = np.zeros((count, 2 * n, n))
+    for k in range(count):
+        tau[k] = inverse_dynamics(model, q[k], qd[k], qdd[k]) + \
+            model.damping * qd[k]
+        A[k], B[k] = state_space(model, *inverse_dynamics_derivatives(
+            model, q[k], qd[k], qdd[k]))
+    if not discrete:
+        return A, B, tau
+    if count < 2:
+        raise ValueError('a discrete model needs at least two sample times')
+    steps = np.diff(t)
+    A_d = np.zeros((count - 1, 2 * n, 2 * n))
+    B_d = np.zeros((count - 1, 2 * n, n))
+    for k, dt in enumerate(steps):
+        A_d[k], B_d[k] = zero_order_hold(A[k], B[k], dt)
+    return A_d, B_d, tau
