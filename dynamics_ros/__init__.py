@@ -34,6 +34,8 @@ from .dynamics.linearize import linearize, linearize_trajectory
 from .dynamics.rnea import inverse_dynamics
 from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .errors import ModelError, ModelWarning
+from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
+    RigidPart
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
 
@@ -50,4 +52,6 @@ __all__ = [
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
+    # issue 8: flexible links (Mackay 1988)
+    'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
 ]
