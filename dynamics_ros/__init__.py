@@ -36,8 +36,10 @@ from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .errors import ModelError, ModelWarning
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
+from .model.dh import dh_table, DHTable, from_dh
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
+from .model.urdf_writer import to_urdf
 
 __version__ = '0.1.0'
 
@@ -52,6 +54,8 @@ __all__ = [
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
+    # issue 3: DH tables and URDF writing
+    'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # issue 8: flexible links (Mackay 1988)
     'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
 ]

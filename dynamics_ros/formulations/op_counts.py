@@ -1,0 +1,316 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Counting the multiplications and additions of each formulation.
+
+Two ways, as the papers count:
+
+- ``Counted`` numbers run the numeric implementations (lagrange,
+  newton_euler_links, modified_newton_euler, strobing, nasser) with q, qd,
+  qdd or tau as counted variables and the model's parameters as constants.
+  An operation between two constants is folded (done once, off line); one
+  with an exact 0 or +-1 constant is free (the structural zeros of z = (0, 0,
+  1), of the DH rotation, of Q, of pseudo-inertias...); negation is free.
+  Everything else is one multiplication (divisions included, also counted
+  apart) or one addition (subtractions included).  sin/cos are counted apart.
+- ``count_source`` walks the syntax tree of generated code (Kane's explicit
+  equations) with the same rules: x**k is k-1 multiplications.
+
+``PUBLISHED`` holds the papers' own counts.
+"""
+
+import ast
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.dh import DHTable, from_dh
+from ..model.robot_model import REVOLUTE
+
+
+@dataclass
+class Count:
+    """Operations of one run: multiplications, additions, divisions, trig."""
+
+    mults: int = 0
+    adds: int = 0
+    divs: int = 0
+    trig: int = 0
+
+    def __add__(self, other):
+        """Return the sum of two counts."""
+        return Count(self.mults + other.mults, self.adds + other.adds,
+                     self.divs + other.divs, self.trig + other.trig)
+
+
+def _is_constant(value):
+    return isinstance(value, (int, float, np.number))
+
+
+class Counted:
+    """A scalar variable whose arithmetic is counted in ``counter``."""
+
+    __slots__ = ('value', 'counter')
+
+    def __init__(self, value, counter):
+        """Wrap a float ``value``; operations are added to ``counter``."""
+        self.value = float(value)
+        self.counter = counter
+
+    def _new(self, value):
+        return Counted(value, self.counter)
+
+    @staticmethod
+    def _value(other):
+        return other.value if isinstance(other, Counted) else float(other)
+
+    def __neg__(self):
+        """Negate (free)."""
+        return self._new(-self.value)
+
+    def __pos__(self):
+        """Return self."""
+        return self
+
+    def __add__(self, other):
+        """Add; free with a constant 0."""
+        if _is_constant(other) and other == 0:
+            return self
+        self.counter.adds += 1
+        return self._new(self.value + self._value(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        """Subtract; free with a constant 0."""
+        if _is_constant(other) and other == 0:
+            return self
+        self.counter.adds += 1
+        return self._new(self.value - self._value(other))
+
+    def __rsub__(self, other):
+        """Subtract from a constant; free from 0."""
+        if _is_constant(other) and other == 0:
+            return -self
+        self.counter.adds += 1
+        return self._new(float(other) - self.value)
+
+    def __mul__(self, other):
+        """Multiply; free by a constant 0 or +-1."""
+        if _is_constant(other):
+            if other == 0:
+                return 0.0
+            if other == 1:
+                return self
+            if other == -1:
+                return -self
+        self.counter.mults += 1
+        return self._new(self.value * self._value(other))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        """Divide (a multiplication, also counted as a division)."""
+        if _is_constant(other) and other in (1, -1):
+            return self * other
+        self.counter.mults += 1
+        self.counter.divs += 1
+        return self._new(self.value / self._value(other))
+
+    def __rtruediv__(self, other):
+        """Divide a constant by this variable."""
+        self.counter.mults += 1
+        self.counter.divs += 1
+        return self._new(float(other) / self.value)
+
+    def __pow__(self, power):
+        """Raise to a small integer power: power - 1 multiplications."""
+        self.counter.mults += int(power) - 1
+        return self._new(self.value ** power)
+
+    def cos(self):
+        """Return the cosine (one trigonometric call)."""
+        self.counter.trig += 1
+        return self._new(np.cos(self.value))
+
+    def sin(self):
+        """Return the sine (one trigonometric call)."""
+        self.counter.trig += 1
+        return self._new(np.sin(self.value))
+
+    def __float__(self):
+        """Return the value."""
+        return self.value
+
+
+def counted_vector(values, counter):
+    """Return a list of Counted variables."""
+    return [Counted(v, counter) for v in values]
+
+
+def value_of(result):
+    """Return the float value(s) of a counted result."""
+    return np.vectorize(float, otypes=[float])(np.asarray(result,
+                                                          dtype=object))
+
+
+def generic_chain(n, seed=0):
+    """
+    Return a DH table of an n-joint revolute chain without special values.
+
+    Twists, lengths and offsets are random (no 0 or 90 degrees, which would
+    make operations free), inertias are full tensors, gravity is -z of frame
+    0: the general manipulator the papers' formulas count.
+    """
+    rng = np.random.default_rng(seed)
+    inertia = []
+    for _ in range(n):
+        A = rng.normal(size=(3, 3))
+        inertia.append(A @ A.T + np.eye(3))
+    return DHTable(
+        a=rng.uniform(0.1, 0.5, n), alpha=rng.uniform(0.2, 1.3, n),
+        d=rng.uniform(0.1, 0.5, n), theta=np.zeros(n),
+        joint_type=np.full(n, REVOLUTE), mass=rng.uniform(1.0, 5.0, n),
+        com=rng.uniform(-0.2, 0.2, (n, 3)), inertia_com=np.array(inertia))
+
+
+def count_call(function, *inputs):
+    """
+    Run ``function(*inputs_as_counted)``; return (Count, float result).
+
+    Each input is a float sequence made of counted variables, or None to
+    pass through; the function's other arguments must be bound already.
+    """
+    counter = Count()
+    args = [counted_vector(x, counter) if x is not None else None
+            for x in inputs]
+    result = function(*args)
+    return counter, value_of(result)
+
+
+def count_source(source, function_names):
+    """
+    Count the operations of functions in generated Python source.
+
+    Returns a Count over the named functions' bodies: Mult/Div and x**k
+    (k - 1) as multiplications, Add/Sub as additions, calls of cos and sin as
+    trig; unary minus is free.
+    """
+    tree = ast.parse(source)
+    total = Count()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in function_names:
+            total = total + _count_node(node)
+    return total
+
+
+def _count_node(node):
+    count = Count()
+    for child in ast.walk(node):
+        if isinstance(child, ast.BinOp):
+            if isinstance(child.op, ast.Mult):
+                count.mults += 1
+            elif isinstance(child.op, ast.Div):
+                count.mults += 1
+                count.divs += 1
+            elif isinstance(child.op, (ast.Add, ast.Sub)):
+                count.adds += 1
+            elif isinstance(child.op, ast.Pow):
+                count.mults += int(ast.literal_eval(child.right)) - 1
+        elif isinstance(child, ast.AugAssign):
+            count.adds += isinstance(child.op, (ast.Add, ast.Sub))
+        elif (isinstance(child, ast.Call)
+              and isinstance(child.func, ast.Name)
+              and child.func.id in ('cos', 'sin')):
+            count.trig += 1
+    return count
+
+
+def count_formulations(source, kane=True, seed=0):
+    """
+    Count every formulation on one model (RobotModel) or n (generic chain).
+
+    Returns {name: Count}: inverse dynamics (tau from q, qd, qdd) for
+    Lagrange, Newton-Euler, modified Newton-Euler and Kane; forward dynamics
+    (qdd from q, qd, tau) for Nasser; M(q) by strobing.
+    """
+    from .chain import dh_chain
+    from .kane import kane_source
+    from .lagrange import lagrange_inverse_dynamics
+    from .modified_newton_euler import \
+        modified_newton_euler_inverse_dynamics
+    from .nasser import nasser_forward_dynamics, NasserLinks
+    from .newton_euler_links import newton_euler_inverse_dynamics
+    from .strobing import strobe_mass_matrix
+
+    if isinstance(source, int):
+        model = from_dh(generic_chain(source, seed))
+    else:
+        model = source
+    chain = dh_chain(model)
+    n = chain.n
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = rng.uniform(-1.0, 1.0, (3, n))
+    counts = {}
+    for name, function in (
+            ('lagrange', lagrange_inverse_dynamics),
+            ('newton_euler', newton_euler_inverse_dynamics),
+            ('modified_newton_euler',
+             modified_newton_euler_inverse_dynamics)):
+        counts[name] = count_call(
+            lambda a, b, c, f=function: f(chain, a, b, c), q, qd, qdd)[0]
+    links = NasserLinks(model)
+    counts['nasser'] = count_call(
+        lambda a, b, c: nasser_forward_dynamics(model, a, b, c, links=links),
+        q, qd, qdd)[0]
+
+    def strobed(a):
+        return strobe_mass_matrix(chain, a, inverse=lambda x, y, z, g: (
+            newton_euler_inverse_dynamics(chain, x, y, z, gravity=g)))
+    counts['strobed_mass_matrix'] = count_call(strobed, q)[0]
+    if kane:
+        counts['kane'] = count_source(kane_source(model), (
+            'inverse_dynamics_u', 'speeds', 'speed_derivatives'))
+    return counts
+
+
+def _turney_lagrange(n):
+    return (81 * n ** 3 / 6 + 165 * n ** 2 / 2 + 5 * n,
+            40 * n ** 3 / 3 + 58 * n ** 2 - 64 * n / 3)
+
+
+PUBLISHED = {
+    # name: (source, n -> (mults, adds)) or a fixed pair for one robot.
+    'lagrange': ('Turney et al. 1980, Table 1', _turney_lagrange),
+    'newton_euler': ('Turney et al. 1980, Table 1',
+                     lambda n: (108 * n - 12, 100 * n - 9)),
+    'newton_euler_lwp': ('Luh-Walker-Paul as counted by Hollerbach 1980 '
+                         '(Mackay, Table 1.1)',
+                         lambda n: (150 * n - 48, 131 * n - 48)),
+    'modified_newton_euler': ('Turney et al. 1980, Table 1',
+                              lambda n: (90 * n - 27, 88 * n - 24)),
+    'nasser': ('Nasser, sec. 3.3 (N = links incl. the base: N = n + 1)',
+               lambda n: (258 * (n + 1) - 119, 191 * (n + 1) - 83)),
+    'nasser_n_links': ('Nasser, sec. 3.3 (N = n)',
+                       lambda n: (258 * n - 119, 191 * n - 83)),
+}
+
+STANFORD_ARM_PUBLISHED = [
+    # Kane & Levinson 1983, p. 17 (line 854): tau from q, qd, qdd.
+    ('Lagrangian (Hollerbach 1980)', 2195, 1719),
+    ('Newton-Euler (Walker & Orin 1982)', 1541, 1196),
+    ('Hollerbach NE or Silver Lagrangian', 852, 738),
+    ('Kane & Levinson, eqs. 118-123', 646, 394),
+]
