@@ -20,6 +20,7 @@ dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
 >>> tau = dr.inverse_dynamics(model, q, qd, qdd)      # doctest: +SKIP
 """
 
+from . import fast
 from .dynamics.aba import forward_dynamics
 from .dynamics.aba_derivatives import forward_dynamics_derivatives
 from .dynamics.bias import bias_forces, gravity_torques
@@ -58,4 +59,6 @@ __all__ = [
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # issue 8: flexible links (Mackay 1988)
     'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
+    # issue 9: the compiled fast path (dr.fast.enable(False): numpy only)
+    'fast',
 ]

@@ -26,10 +26,30 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross, \
     motion_cross
+from .. import fast
+from ..fast.samples import per_sample
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None):
-    """Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd))."""
+    """
+    Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd)).
+
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give qdd of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
+    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_forward_dynamics``.
+    """
+    if fast.ENABLED:
+        try:
+            return fast.aba.forward_dynamics(model, q, qd, tau, f_ext)
+        except fast.Unavailable:
+            pass
+    return per_sample(reference_forward_dynamics, model, ('q', 'qd', 'tau'),
+                      (q, qd, tau), f_ext, forces=True)
+
+
+def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
+    """Forward dynamics of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
     qd = as_vector(model, qd, 'qd')
     tau = as_vector(model, tau, 'tau')

@@ -21,15 +21,47 @@ zero acceleration, G with zero velocity and acceleration.
 
 import numpy as np
 
-from .rnea import inverse_dynamics
+from .rnea import reference_inverse_dynamics
+from .. import fast
+from ..fast.samples import per_sample
 
 
 def bias_forces(model, q, qd):
-    """Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd."""
-    return inverse_dynamics(model, q, qd, np.zeros(model.nq))
+    """
+    Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd.
+
+    A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
+    is installed, else ``reference_bias_forces``.
+    """
+    if fast.ENABLED:
+        try:
+            return fast.bias.bias_forces(model, q, qd)
+        except fast.Unavailable:
+            pass
+    return per_sample(reference_bias_forces, model, ('q', 'qd'), (q, qd))
 
 
 def gravity_torques(model, q):
-    """Return g(q): the torques that hold the arm still against gravity."""
+    """
+    Return g(q): the torques that hold the arm still against gravity.
+
+    A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
+    else ``reference_gravity_torques``.
+    """
+    if fast.ENABLED:
+        try:
+            return fast.bias.gravity_torques(model, q)
+        except fast.Unavailable:
+            pass
+    return per_sample(reference_gravity_torques, model, ('q',), (q,))
+
+
+def reference_bias_forces(model, q, qd):
+    """Bias torques of one state in numpy: the reference path."""
+    return reference_inverse_dynamics(model, q, qd, np.zeros(model.nq))
+
+
+def reference_gravity_torques(model, q):
+    """Gravity torques of one state in numpy: the reference path."""
     zero = np.zeros(model.nq)
-    return inverse_dynamics(model, q, zero, zero)
+    return reference_inverse_dynamics(model, q, zero, zero)

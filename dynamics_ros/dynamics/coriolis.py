@@ -32,6 +32,7 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import motion_cross
 from .spatial import cross_force, cross_motion, skew
+from ..fast.samples import per_sample
 
 
 def _force_bar(h):
@@ -56,7 +57,17 @@ def ancestor_mask(model):
 
 
 def coriolis_matrix(model, q, qd):
-    """Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew."""
+    """
+    Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew.
+
+    A batch (q or qd of shape (N, nq)) gives (N, nq, nq), evaluated state
+    by state in numpy (there is no compiled kernel for C).
+    """
+    return per_sample(reference_coriolis_matrix, model, ('q', 'qd'), (q, qd))
+
+
+def reference_coriolis_matrix(model, q, qd):
+    """Coriolis matrix of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
     qd = as_vector(model, qd, 'qd')
     n = model.nq

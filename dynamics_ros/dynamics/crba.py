@@ -23,10 +23,28 @@ inward pass of composite inertias.
 import numpy as np
 
 from .kinematics import as_vector, parent_transforms
+from .. import fast
+from ..fast.samples import per_sample
 
 
 def mass_matrix(model, q):
-    """Symmetric positive-definite joint-space inertia M(q), (nq, nq)."""
+    """
+    Symmetric positive-definite joint-space inertia M(q), (nq, nq).
+
+    A batch of q, (N, nq), gives (N, nq, nq).  Runs compiled
+    (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_mass_matrix``.
+    """
+    if fast.ENABLED:
+        try:
+            return fast.crba.mass_matrix(model, q)
+        except fast.Unavailable:
+            pass
+    return per_sample(reference_mass_matrix, model, ('q',), (q,))
+
+
+def reference_mass_matrix(model, q):
+    """Mass matrix of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
     n = model.nq
     S, parent = model.motion_subspace, model.parent

@@ -24,6 +24,8 @@ spatial vectors.  Gravity enters as a fictitious base acceleration -g
 import numpy as np
 
 from .kinematics import as_vector, parent_transforms
+from .. import fast
+from ..fast.samples import per_sample
 
 
 def motion_cross(v, m):
@@ -72,7 +74,22 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None):
 
     ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
     i's frame about its origin.  Joint armature adds ``armature * qdd``.
+    A batch: q, qd, qdd of shape (N, nq) (an (nq,) one is shared by all N
+    states) give tau of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
+    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_inverse_dynamics``.
     """
+    if fast.ENABLED:
+        try:
+            return fast.rnea.inverse_dynamics(model, q, qd, qdd, f_ext)
+        except fast.Unavailable:
+            pass
+    return per_sample(reference_inverse_dynamics, model, ('q', 'qd', 'qdd'),
+                      (q, qd, qdd), f_ext, forces=True)
+
+
+def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """Inverse dynamics of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
     qd = as_vector(model, qd, 'qd')
     qdd = as_vector(model, qdd, 'qdd')

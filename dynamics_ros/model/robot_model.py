@@ -30,6 +30,8 @@ from ..dynamics.spatial import spatial_inertia
 
 REVOLUTE = 0
 PRISMATIC = 1
+# Attribute where the compiled path (dynamics_ros.fast) keeps its packed copy.
+PACKED_MODEL = '_packed_model'
 
 
 @dataclass
@@ -115,11 +117,20 @@ class RobotModel:
                     % (i, self.body_names[i], p, i))
         self.update_inertias()
 
+    def __setattr__(self, name, value):
+        """Set an attribute; drop the compiled path's copy of the model."""
+        object.__setattr__(self, name, value)
+        if name != PACKED_MODEL:
+            object.__setattr__(self, PACKED_MODEL, None)
+
     def update_inertias(self):
         """
         Recompute ``spatial_inertia`` and ``motion_subspace``.
 
-        Call after changing ``mass``, ``com``, ``inertia_com`` or ``axis``.
+        Call after changing ``mass``, ``com``, ``inertia_com`` or ``axis``,
+        and after changing any array of the model in place (assigning a
+        field is noticed; writing into its array is not), so that the
+        compiled path repacks the model.
         """
         n = self.nq
         self.spatial_inertia = np.array([

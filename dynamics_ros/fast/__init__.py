@@ -1,0 +1,76 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled fast path of the dynamics core (numba), on when numba is installed.
+
+``inverse_dynamics``, ``mass_matrix``, ``forward_dynamics``,
+``gravity_torques`` and ``bias_forces`` run the kernels of this package's
+modules ``rnea``, ``crba``, ``aba`` and ``bias``: the same recursions as the
+numpy reference path (``reference_*`` in ``dynamics_ros.dynamics``), compiled
+to machine code over a packed copy of the model, for one state or a batch of
+N states in one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
+environment, or after ``enable(False)``, the reference path runs instead.
+
+A kernel module is compiled on first use (seconds) and cached on disk by
+numba, so later processes load it in milliseconds.
+"""
+
+import importlib
+import os
+import warnings
+
+try:
+    import numba  # noqa: F401
+except Exception:  # noqa: B902 (absent, or broken against this numpy)
+    numba = None
+
+AVAILABLE = numba is not None
+ENABLED = AVAILABLE and os.environ.get('DYNAMICS_ROS_FAST', '1') != '0'
+KERNEL_MODULES = ('aba', 'bias', 'crba', 'rnea')
+
+
+class Unavailable(RuntimeError):
+    """The compiled path failed to load; the numpy path is used instead."""
+
+
+def enable(flag=True):
+    """
+    Switch the compiled path on or off; return the previous setting.
+
+    Switching it on without numba warns and leaves it off.
+    """
+    global ENABLED
+    previous = ENABLED
+    if flag and not AVAILABLE:
+        warnings.warn('numba is not installed: dynamics_ros keeps its numpy '
+                      'reference path', RuntimeWarning, stacklevel=2)
+    ENABLED = bool(flag) and AVAILABLE
+    return previous
+
+
+def __getattr__(name):
+    """Import (compile or load from cache) a kernel module on first use."""
+    if name not in KERNEL_MODULES:
+        raise AttributeError('module %r has no attribute %r'
+                             % (__name__, name))
+    try:
+        return importlib.import_module('.' + name, __name__)
+    except Exception as error:  # noqa: B902 (any numba or LLVM failure)
+        enable(False)
+        warnings.warn('dynamics_ros: compiled kernels %r failed to load '
+                      '(%s: %s); using the numpy reference path'
+                      % (name, type(error).__name__, error), RuntimeWarning,
+                      stacklevel=2)
+        raise Unavailable(str(error)) from error

@@ -1,0 +1,48 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compile every kernel now, filling numba's disk cache: python -m dynamics_ros.fast.
+
+Run it once after installing (or in a container build) so that the first
+dynamics call of a node loads machine code in milliseconds instead of
+compiling for seconds.
+"""
+
+import sys
+import time
+
+from . import AVAILABLE, KERNEL_MODULES
+
+
+def main():
+    """Import (compile or load) each kernel module and say how long it took."""
+    if not AVAILABLE:
+        print('numba is not installed: dynamics_ros uses its numpy '
+              'reference path, nothing to compile')
+        return 0
+    import importlib
+    total = time.perf_counter()
+    for name in sorted(KERNEL_MODULES, key=('rnea', 'bias', 'crba',
+                                            'aba').index):
+        start = time.perf_counter()
+        importlib.import_module('dynamics_ros.fast.' + name)
+        print('%-5s kernels ready in %.2f s' % (
+            name, time.perf_counter() - start))
+    print('all ready in %.2f s' % (time.perf_counter() - total))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

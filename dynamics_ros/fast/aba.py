@@ -1,0 +1,294 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled forward dynamics by the articulated-body algorithm, O(n).
+
+Featherstone (2008) Table 7.1, as ``dynamics/aba.py`` (Nasser's inbound /
+outbound recursion).  Articulated inertias are general symmetric 6x6
+matrices; moving one to the parent, X^T Ia X, is done by 3x3 blocks: rotate
+each block (R B R^T), then shift the origin by p.  The work array has a row
+per body, a per-call row, and last a row for the fixed base (acceleration
+-g), indexed by ``parent = -1``.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK, VECTOR
+from .packing import ARMATURE, GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, \
+    packed, PARENT
+from .rnea import NO_FORCES
+from .samples import samples, wrenches
+from .spatial import add, body_inertia_times, body_wrench, dot, \
+    force_cross, force_to_parent, joint_component, joint_frame, \
+    joint_motion, load12, load6, motion_cross, motion_to_child, scale, \
+    store, subtract, ZERO
+
+# Columns of a work row: joint frame, v, c = v x S qd, pA, a, U = IA S,
+# d, u and the articulated inertia IA (6x6 row-major).
+FRAME = 0
+VELOCITY = 12
+BIAS_ACCELERATION = 18
+BIAS_FORCE = 24
+ACCELERATION = 30
+U_COLUMN = 36
+D = 42
+U_SCALAR = 43
+INERTIA = 44
+# Columns of the per-call row (index nq): Ia, Ia rotated, C (3x3).
+PROJECTED = 0
+ROTATED = 36
+COUPLING = 72
+
+
+@compiled(inline=True)
+def expand_rigid_inertia(table, i, work, row, column):
+    """
+    Write body i's rigid inertia as 6x6 row-major (eq. 2.63).
+
+    [[Ibar, h x], [-h x, m 1]] with h x = [[0, -h2, h1], [h2, 0, -h0],
+    [-h1, h0, 0]].
+    """
+    m = table[i, MASS]
+    h0, h1, h2 = table[i, MASS + 1], table[i, MASS + 2], table[i, MASS + 3]
+    for r in range(3):
+        for c in range(3):
+            work[row, column + 6 * r + c] = table[i, MASS + 4 + 3 * r + c]
+            work[row, column + 6 * (3 + r) + 3 + c] = m if r == c else 0.0
+    store(work, row, column + 3, (0.0, -h2, h1))
+    store(work, row, column + 9, (h2, 0.0, -h0))
+    store(work, row, column + 15, (-h1, h0, 0.0))
+    store(work, row, column + 18, (0.0, h2, -h1))
+    store(work, row, column + 24, (-h2, 0.0, h0))
+    store(work, row, column + 30, (h1, -h0, 0.0))
+
+
+@compiled(inline=True)
+def add_articulated_inertia_to_parent(X, work, scratch, parent):
+    """
+    Add X^T Ia X, the articulated inertia Ia seen from the parent.
+
+    Ia is at ``work[scratch, PROJECTED:]``, 6x6 row-major; the sum goes to
+    the parent's IA.  With Ia = [[A, B], [B^T, D]] rotated into the
+    parent's axes (A' = R A R^T, ...) and moved to its origin (X = rotation
+    then a shift [[1, 0], [-P, 1]], P = p x):
+    [[A' + P B'^T - C P, C], [C^T, D']] with C = B' + P D'.  A and D are
+    symmetric: only their upper triangles are computed.
+    """
+    Ia = PROJECTED
+    rotated = ROTATED
+    for r0, c0 in ((0, 0), (0, 3), (3, 3)):
+        symmetric = r0 == c0
+        for r in range(3):
+            # Row r of R times the block, then times R^T.
+            t0 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0])
+            t1 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0 + 1]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0 + 1]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0 + 1])
+            t2 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0 + 2]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0 + 2]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0 + 2])
+            for c in range(r if symmetric else 0, 3):
+                value = t0 * X[3 * c] + t1 * X[3 * c + 1] + t2 * X[3 * c + 2]
+                work[scratch, rotated + 6 * (r0 + r) + c0 + c] = value
+                if symmetric:
+                    work[scratch, rotated + 6 * (r0 + c) + c0 + r] = value
+    p0, p1, p2 = X[9], X[10], X[11]
+    C = COUPLING
+    for c in range(3):
+        # Column c of C: B'[:, c] + p x D'[:, c].
+        d0 = work[scratch, rotated + 21 + c]
+        d1 = work[scratch, rotated + 27 + c]
+        d2 = work[scratch, rotated + 33 + c]
+        work[scratch, C + c] = (work[scratch, rotated + 3 + c]
+                                + p1 * d2 - p2 * d1)
+        work[scratch, C + 3 + c] = (work[scratch, rotated + 9 + c]
+                                    + p2 * d0 - p0 * d2)
+        work[scratch, C + 6 + c] = (work[scratch, rotated + 15 + c]
+                                    + p0 * d1 - p1 * d0)
+    IA = INERTIA
+    for r in range(3):
+        for c in range(3):
+            coupling = work[scratch, C + 3 * r + c]
+            work[parent, IA + 6 * r + 3 + c] += coupling
+            work[parent, IA + 6 * (3 + c) + r] += coupling
+            work[parent, IA + 6 * (3 + r) + 3 + c] += work[
+                scratch, rotated + 6 * (3 + r) + 3 + c]
+    for r in range(3):
+        # Row r of C P is C[r, :] x p; entry (r, c) of P B'^T is
+        # (p x B'[c, :])[r].
+        c0 = work[scratch, C + 3 * r]
+        c1 = work[scratch, C + 3 * r + 1]
+        c2 = work[scratch, C + 3 * r + 2]
+        cp = (c1 * p2 - c2 * p1, c2 * p0 - c0 * p2, c0 * p1 - c1 * p0)
+        for c in range(r, 3):
+            b0 = work[scratch, rotated + 6 * c + 3]
+            b1 = work[scratch, rotated + 6 * c + 4]
+            b2 = work[scratch, rotated + 6 * c + 5]
+            if r == 0:
+                pb = p1 * b2 - p2 * b1
+            elif r == 1:
+                pb = p2 * b0 - p0 * b2
+            else:
+                pb = p0 * b1 - p1 * b0
+            value = work[scratch, rotated + 6 * r + c] + pb - cp[c]
+            work[parent, IA + 6 * r + c] += value
+            if c != r:
+                work[parent, IA + 6 * c + r] += value
+
+
+@compiled(inline=True)
+def projected_times(work, scratch, c):
+    """Return Ia c for the articulated inertia in the scratch row."""
+    return (dot(load6(work, scratch, PROJECTED), c),
+            dot(load6(work, scratch, PROJECTED + 6), c),
+            dot(load6(work, scratch, PROJECTED + 12), c),
+            dot(load6(work, scratch, PROJECTED + 18), c),
+            dot(load6(work, scratch, PROJECTED + 24), c),
+            dot(load6(work, scratch, PROJECTED + 30), c))
+
+
+@compiled
+def aba_sample(table, q, qd, tau, f_ext, qdd, work):
+    """
+    Write qdd = M^-1 (tau + J^T f_ext - h) for one state into ``qdd``.
+
+    ``f_ext`` is (nq, 6) or of size 0 for none; ``work`` is the model's
+    (nq + 2, .) scratch.
+    """
+    n = q.shape[0]
+    scratch = n
+    base = n + 1  # = -1: the parent index of root bodies
+    store(work, base, VELOCITY, ZERO)
+    store(work, base, ACCELERATION, (0.0, 0.0, 0.0, -table[n, GRAVITY],
+                                     -table[n, GRAVITY + 1],
+                                     -table[n, GRAVITY + 2]))
+    for i in range(n):
+        X = joint_frame(table, i, q[i])
+        vJ = joint_motion(table, i, qd[i])
+        v = add(motion_to_child(X, load6(work, int(table[i, PARENT]),
+                                         VELOCITY)), vJ)
+        pA = force_cross(v, body_inertia_times(table, i, v))
+        if f_ext.shape[0] > 0:
+            pA = subtract(pA, body_wrench(f_ext, table, i))
+        store(work, i, FRAME, X)
+        store(work, i, VELOCITY, v)
+        store(work, i, BIAS_ACCELERATION, motion_cross(v, vJ))
+        store(work, i, BIAS_FORCE, pA)
+        expand_rigid_inertia(table, i, work, i, INERTIA)
+    for i in range(n - 1, -1, -1):
+        # U = IA S: column 2 of IA (rotation about z) or 5 (sliding).
+        if table[i, IS_PRISMATIC] != 0.0:
+            column = INERTIA + 5
+            joint_scale = table[i, JOINT_SCALE]
+        else:
+            column = INERTIA + 2
+            joint_scale = 1.0
+        U = scale((work[i, column], work[i, column + 6], work[i, column + 12],
+                   work[i, column + 18], work[i, column + 24],
+                   work[i, column + 30]), joint_scale)
+        pA = load6(work, i, BIAS_FORCE)
+        d = joint_component(table, i, U) + table[i, ARMATURE]
+        u = tau[i] - joint_component(table, i, pA)
+        store(work, i, U_COLUMN, U)
+        work[i, D] = d
+        work[i, U_SCALAR] = u
+        p = int(table[i, PARENT])
+        if p < 0:
+            continue
+        inverse_d = 1.0 / d
+        for r in range(6):
+            scaled = U[r] * inverse_d
+            for k in range(r, 6):
+                value = work[i, INERTIA + 6 * r + k] - scaled * U[k]
+                work[scratch, PROJECTED + 6 * r + k] = value
+                work[scratch, PROJECTED + 6 * k + r] = value
+        # pa = pA + Ia c + U u / d.
+        pa = add(add(pA, scale(U, u * inverse_d)),
+                 projected_times(work, scratch,
+                                 load6(work, i, BIAS_ACCELERATION)))
+        X = load12(work, i, FRAME)
+        add_articulated_inertia_to_parent(X, work, scratch, p)
+        store(work, p, BIAS_FORCE,
+              add(load6(work, p, BIAS_FORCE), force_to_parent(X, pa)))
+    for i in range(n):
+        a = add(motion_to_child(load12(work, i, FRAME),
+                                load6(work, int(table[i, PARENT]),
+                                      ACCELERATION)),
+                load6(work, i, BIAS_ACCELERATION))
+        qdd[i] = (work[i, U_SCALAR] - dot(load6(work, i, U_COLUMN), a)) / \
+            work[i, D]
+        store(work, i, ACCELERATION, add(a, joint_motion(table, i, qdd[i])))
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, VECTOR)
+def forward_dynamics_kernel(table, work, q, qd, tau, f_ext, qdd):
+    """Write forward dynamics of one state into ``qdd``; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (q.size == qd.size == tau.size == qdd.size == n
+            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
+            and work.shape[0] == n + 2):
+        return False
+    aba_sample(table, q, qd, tau, f_ext, qdd, work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX, STACK,
+        MATRIX)
+def forward_dynamics_batch(table, work, q, qd, tau, f_ext, qdd):
+    """
+    Write forward dynamics of N states (rows of q, qd, tau) into ``qdd``.
+
+    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (0, nq, 6) for none.
+    """
+    no_forces = np.zeros((0, 6))
+    for k in range(q.shape[0]):
+        if f_ext.shape[0] == 0:
+            forces = no_forces
+        else:
+            forces = f_ext[min(k, f_ext.shape[0] - 1)]
+        aba_sample(table, q[k], qd[k], tau[k], forces, qdd[k], work)
+
+
+def forward_dynamics(model, q, qd, tau, f_ext=None):
+    """Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    qdd = np.empty(n)
+    # One state of float64 arrays goes straight to the kernel; anything
+    # else (a batch, lists, ints) is converted first.
+    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
+            q.ndim == 1 and f_ext is None:
+        try:
+            if forward_dynamics_kernel(table, work, q, qd, tau, NO_FORCES,
+                                       qdd):
+                return qdd
+        except TypeError:  # e.g. an int array
+            pass
+    (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
+    if size is None:
+        forward_dynamics_kernel(table, work, q, qd, tau,
+                                wrenches(model, f_ext), qdd)
+        return qdd
+    qdd = np.empty((size, n))
+    forward_dynamics_batch(table, work, q, qd, tau,
+                           wrenches(model, f_ext, size), qdd)
+    return qdd

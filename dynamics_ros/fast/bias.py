@@ -1,0 +1,165 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled gravity and bias torques: RNEA with parts of the motion off.
+
+Turney et al.'s (1980) "strobing" of Newton-Euler, as in
+``dynamics/bias.py``: h = C qd + g is RNEA at qdd = 0, g at qd = qdd = 0.
+For g the recursion shrinks to 3-D vectors (``gravity_sample``).
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    VECTOR
+from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, packed, \
+    PARENT
+from .rnea import rnea_sample
+from .samples import samples
+from .spatial import joint_frame, store
+
+# Columns of a work row: joint frame, gravity in the body frame, then mass
+# and first moment of the subtree.
+FRAME = 0
+GAMMA = 12
+SUBTREE_MASS = 15
+SUBTREE_MOMENT = 16
+
+
+@compiled
+def gravity_sample(table, q, g, work):
+    """
+    Write g(q) for one state from the subtrees' masses and first moments.
+
+    RNEA at qd = qdd = 0 (the base accelerating at -gravity) leaves in each
+    body only a = [0; -gamma], gamma the gravity vector in its frame, and
+    the forces it gathers from its subtree sum to
+    F = I_subtree a = [gamma x h; -m gamma], with m and h = m c the
+    subtree's mass and first moment (Featherstone eq. 2.63).  Hence
+    g_i = S_i . F_i without 6-D forces: gamma goes outward (gamma_i =
+    R^T gamma_parent), m and h inward (h_parent += R h + m p).
+    """
+    n = q.shape[0]
+    for k in range(3):
+        work[-1, GAMMA + k] = table[n, GRAVITY + k]  # the base
+    for i in range(n):
+        p = int(table[i, PARENT])
+        X = joint_frame(table, i, q[i])
+        store(work, i, FRAME, X)
+        y0, y1, y2 = work[p, GAMMA], work[p, GAMMA + 1], work[p, GAMMA + 2]
+        for c in range(3):
+            work[i, GAMMA + c] = X[c] * y0 + X[3 + c] * y1 + X[6 + c] * y2
+        for k in range(4):
+            work[i, SUBTREE_MASS + k] = table[i, MASS + k]
+    for i in range(n - 1, -1, -1):
+        y0, y1, y2 = work[i, GAMMA], work[i, GAMMA + 1], work[i, GAMMA + 2]
+        m = work[i, SUBTREE_MASS]
+        h0 = work[i, SUBTREE_MOMENT]
+        h1 = work[i, SUBTREE_MOMENT + 1]
+        h2 = work[i, SUBTREE_MOMENT + 2]
+        # S = e_z (axis frames): the z components.
+        if table[i, IS_PRISMATIC] != 0.0:
+            g[i] = -m * y2 * table[i, JOINT_SCALE]
+        else:
+            g[i] = y0 * h1 - y1 * h0
+        p = int(table[i, PARENT])
+        if p < 0:
+            continue
+        work[p, SUBTREE_MASS] += m
+        for r in range(3):
+            work[p, SUBTREE_MOMENT + r] += (
+                work[i, FRAME + 3 * r] * h0 + work[i, FRAME + 3 * r + 1] * h1
+                + work[i, FRAME + 3 * r + 2] * h2 + m * work[i, FRAME + 9 + r])
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, VECTOR)
+def gravity_kernel(table, work, q, g):
+    """Write g(q) of one state into ``g``; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (q.size == g.size == n and work.shape[0] == n + 2):
+        return False
+    gravity_sample(table, q, g, work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, MATRIX)
+def gravity_batch(table, work, q, g):
+    """Write g(q) of N states (rows of q) into ``g``."""
+    for k in range(q.shape[0]):
+        gravity_sample(table, q[k], g[k], work)
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, VECTOR)
+def bias_kernel(table, work, q, qd, h):
+    """Write h(q, qd) of one state into ``h``; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (q.size == qd.size == h.size == n and work.shape[0] == n + 2):
+        return False
+    # qdd and f_ext of size 0: zero acceleration, no external wrenches.
+    rnea_sample(table, q, qd, q[:0], table[:0], h, work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, MATRIX)
+def bias_batch(table, work, q, qd, h):
+    """Write h(q, qd) of N states into ``h``."""
+    no_forces = np.zeros((0, 6))
+    for k in range(q.shape[0]):
+        rnea_sample(table, q[k], qd[k], q[k, :0], no_forces, h[k], work)
+
+
+def gravity_torques(model, q):
+    """Compiled ``gravity_torques``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    g = np.empty(n)
+    if q.__class__ is ndarray and q.ndim == 1:
+        try:
+            if gravity_kernel(table, work, q, g):
+                return g
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    (q,), size = samples(model, ('q',), (q,))
+    if size is None:
+        gravity_kernel(table, work, q, g)
+        return g
+    g = np.empty((size, n))
+    gravity_batch(table, work, q, g)
+    return g
+
+
+def bias_forces(model, q, qd):
+    """Compiled ``bias_forces``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    h = np.empty(n)
+    if ndarray is q.__class__ is qd.__class__ and q.ndim == 1:
+        try:
+            if bias_kernel(table, work, q, qd, h):
+                return h
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    (q, qd), size = samples(model, ('q', 'qd'), (q, qd))
+    if size is None:
+        bias_kernel(table, work, q, qd, h)
+        return h
+    h = np.empty((size, n))
+    bias_batch(table, work, q, qd, h)
+    return h

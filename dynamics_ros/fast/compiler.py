@@ -1,0 +1,138 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+How the fast-path kernels become machine code: numba, cached on disk.
+
+``kernel`` compiles an entry point for one signature at import and keeps the
+machine code in numba's disk cache, so the compile cost (about 13 s for all
+kernels) is paid once per install, not per process; ``compiled`` marks the
+helpers the kernels call.  Without numba both return the Python function
+unchanged: the kernel modules still import, and the dynamics modules use
+the numpy reference path (``dynamics_ros.fast.ENABLED`` is False).
+
+Numba keys a cached kernel on its own source file only, so a kernel whose
+helper in ``spatial.py`` changed would load stale machine code.  The cache
+here also keys on a digest of every source file of this package.  It is
+numba's own ``FunctionCache`` with one more key, installed the way
+``njit(cache=True)`` installs it (``dispatcher._cache``; numba 0.60-0.69).
+"""
+
+import glob
+import hashlib
+import os
+
+try:
+    import numba
+    from numba.core.caching import FunctionCache
+except ImportError:  # e.g. a ROS machine without numba: numpy path only
+    numba = None
+    FunctionCache = object
+
+
+def sources_digest():
+    """Return the SHA-256 of every Python source of the fast path."""
+    digest = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__),
+                                              '*.py'))):
+        with open(path, 'rb') as source:
+            digest.update(source.read())
+    return digest.hexdigest()
+
+
+SOURCES_DIGEST = sources_digest()
+
+
+class PackageCache(FunctionCache):
+    """Numba's per-function disk cache, also keyed on the package sources."""
+
+    def _index_key(self, sig, codegen):
+        return super()._index_key(sig, codegen) + (SOURCES_DIGEST,)
+
+
+def with_disk_cache(dispatcher):
+    """
+    Give a numba dispatcher the package-keyed disk cache if it can have one.
+
+    Numba writes next to the module (``__pycache__``), else to the user's
+    cache folder, else to ``NUMBA_CACHE_DIR`` first if that is set.  Where
+    none is writable (a read-only install run by a user without a home
+    folder) it raises; the kernel then compiles in every process instead.
+    """
+    try:
+        dispatcher._cache = PackageCache(dispatcher.py_func)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        pass
+    return dispatcher
+
+
+def compiled(function=None, inline=False):
+    """
+    Compile a helper with numba on first use, for the types it is called with.
+
+    Identity without numba.  error_model='numpy': x / 0 gives inf or nan as
+    numpy does (a massless subtree makes ABA divide by zero and its callers
+    test for that) instead of raising ZeroDivisionError.  ``inline=True``
+    (for the small spatial helpers) inlines the function into its callers
+    before numba's reference-count pruning, which removes the bookkeeping
+    of the array views they are passed (about 5 ns per view and call).
+    """
+    def decorate(function):
+        if numba is None:
+            return function
+        return numba.njit(error_model='numpy',
+                          inline='always' if inline else 'never')(function)
+    return decorate if function is None else decorate(function)
+
+
+# Argument types of the kernels, all float64 arrays: outputs, the packed
+# model and batches are C-contiguous; a state's vectors and wrenches may be
+# any float64 array, strided or read-only, as users pass them.
+VECTOR = 'float64[::1]'
+MATRIX = 'float64[:, ::1]'
+STACK = 'float64[:, :, ::1]'
+INPUT_VECTOR = 'readonly float64[:]'
+INPUT_MATRIX = 'readonly float64[:, :]'
+INPUT_STACK = 'readonly float64[:, :, :]'
+
+
+def numba_type(name):
+    """Return the numba type of one of the names above (or a result)."""
+    if name.startswith('readonly '):
+        ndim = name.count(':')
+        return numba.types.Array(numba.types.float64, ndim, 'A',
+                                 readonly=True)
+    return eval(name, {}, dict(vars(numba.types)))
+
+
+def kernel(result, *arguments):
+    """
+    Compile an entry point now, for exactly one signature.
+
+    The kernel then refuses other argument types with a TypeError instead of
+    compiling again for them (a list or an int array would each cost
+    seconds): the Python wrapper converts those first.  Loading from the
+    disk cache takes milliseconds, so kernel modules are imported on first
+    use (``dynamics_ros.fast.__getattr__``).
+    """
+    def decorate(function):
+        if numba is None:
+            return function
+        signature = numba_type(result)(*map(numba_type, arguments))
+        dispatcher = with_disk_cache(
+            numba.njit(error_model='numpy')(function))
+        dispatcher.compile(signature)
+        dispatcher.disable_compile()
+        return dispatcher
+    return decorate

@@ -1,0 +1,164 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled joint-space mass matrix (CRBA), one state or a batch.
+
+Featherstone (2008) Table 6.2, as ``dynamics/crba.py``, but with every
+quantity in the root frame (as Pinocchio does): the composite inertia of a
+subtree is then a plain sum, and M[i, j] = S_j . (Ic_i S_i) a 6-term dot
+product for each ancestor j, with no transform along the chain.  A
+composite of rigid bodies is a rigid body, so inertias stay in ten-parameter
+form (mass, first moment, rotational inertia) instead of 6x6 matrices.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK
+from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
+    packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
+from .samples import samples
+from .spatial import add_rigid_inertia_to_parent, dot, inertia_times, \
+    joint_frame, load12, load6, store
+
+# Columns of a work row, all in the root frame: body pose, joint motion S,
+# composite inertia Ic (ten parameters), F = Ic S.
+POSE = 0
+JOINT = 12
+COMPOSITE = 18
+FORCE = 31
+
+
+@compiled(inline=True)
+def compose(parent, X):
+    """Return the root-frame pose of a body: its parent's pose times X."""
+    rotation = (
+        parent[0] * X[0] + parent[1] * X[3] + parent[2] * X[6],
+        parent[0] * X[1] + parent[1] * X[4] + parent[2] * X[7],
+        parent[0] * X[2] + parent[1] * X[5] + parent[2] * X[8],
+        parent[3] * X[0] + parent[4] * X[3] + parent[5] * X[6],
+        parent[3] * X[1] + parent[4] * X[4] + parent[5] * X[7],
+        parent[3] * X[2] + parent[4] * X[5] + parent[5] * X[8],
+        parent[6] * X[0] + parent[7] * X[3] + parent[8] * X[6],
+        parent[6] * X[1] + parent[7] * X[4] + parent[8] * X[7],
+        parent[6] * X[2] + parent[7] * X[5] + parent[8] * X[8])
+    return rotation + (
+        parent[0] * X[9] + parent[1] * X[10] + parent[2] * X[11] + parent[9],
+        parent[3] * X[9] + parent[4] * X[10] + parent[5] * X[11]
+        + parent[10],
+        parent[6] * X[9] + parent[7] * X[10] + parent[8] * X[11]
+        + parent[11])
+
+
+@compiled(inline=True)
+def root_joint_motion(table, i, pose):
+    """
+    Return S in root coordinates, about the root origin.
+
+    Revolute: [w; o x w] with w = R e_z (the body's z axis), o the body
+    origin (the velocity of the point at the root origin); prismatic:
+    [0; R e_z scale].
+    """
+    w0, w1, w2 = pose[2], pose[5], pose[8]
+    if table[i, IS_PRISMATIC] != 0.0:
+        scale = table[i, JOINT_SCALE]
+        return (0.0, 0.0, 0.0, w0 * scale, w1 * scale, w2 * scale)
+    o0, o1, o2 = pose[9], pose[10], pose[11]
+    return (w0, w1, w2, o1 * w2 - o2 * w1, o2 * w0 - o0 * w2,
+            o0 * w1 - o1 * w0)
+
+
+@compiled
+def crba_sample(table, q, M, work):
+    """Write M(q) (armature on the diagonal) for one state into ``M``."""
+    n = q.shape[0]
+    for i in range(n):
+        p = int(table[i, PARENT])
+        X = joint_frame(table, i, q[i])
+        pose = X if p < 0 else compose(load12(work, p, POSE), X)
+        store(work, i, POSE, pose)
+        store(work, i, JOINT, root_joint_motion(table, i, pose))
+        for k in range(13):
+            work[i, COMPOSITE + k] = 0.0
+        add_rigid_inertia_to_parent(pose, table, i, MASS, work, i, COMPOSITE)
+    for i in range(n - 1, -1, -1):
+        p = int(table[i, PARENT])
+        if p >= 0:
+            for k in range(13):
+                work[p, COMPOSITE + k] += work[i, COMPOSITE + k]
+        store(work, i, FORCE, inertia_times(work, i, COMPOSITE,
+                                            load6(work, i, JOINT)))
+    if table[n, IS_CHAIN] == 0.0:  # else every entry is written below
+        for r in range(n):
+            for c in range(n):
+                M[r, c] = 0.0
+    # M[i, j] = S_i . Ic_j S_j for each body j in the subtree of i.
+    if table[n, SUBTREES_CONTIGUOUS] != 0.0:
+        for i in range(n):
+            S = load6(work, i, JOINT)
+            M[i, i] = dot(S, load6(work, i, FORCE)) + table[i, ARMATURE]
+            for j in range(i + 1, int(table[i, SUBTREE_END])):
+                M[i, j] = dot(S, load6(work, j, FORCE))
+                M[j, i] = M[i, j]
+        return
+    for j in range(n):  # the same, walking up from each body instead
+        force = load6(work, j, FORCE)
+        M[j, j] = dot(load6(work, j, JOINT), force) + table[j, ARMATURE]
+        i = int(table[j, PARENT])
+        while i >= 0:
+            M[i, j] = dot(load6(work, i, JOINT), force)
+            M[j, i] = M[i, j]
+            i = int(table[i, PARENT])
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, MATRIX)
+def mass_matrix_kernel(table, work, q, M):
+    """Write M(q) of one state into ``M``; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (q.size == n and M.shape[0] == n and M.shape[1] == n
+            and work.shape[0] == n + 2):
+        return False
+    crba_sample(table, q, M, work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, STACK)
+def mass_matrix_batch(table, work, q, M):
+    """Write M(q) of N states (rows of q) into ``M`` (N, nq, nq)."""
+    for k in range(q.shape[0]):
+        crba_sample(table, q[k], M[k], work)
+
+
+def mass_matrix(model, q):
+    """Compiled ``mass_matrix``: (nq,) -> (nq, nq), (N, nq) -> (N, nq, nq)."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    M = np.empty((n, n))
+    if q.__class__ is ndarray and q.ndim == 1:
+        try:
+            if mass_matrix_kernel(table, work, q, M):
+                return M
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    (q,), size = samples(model, ('q',), (q,))
+    if size is None:
+        mass_matrix_kernel(table, work, q, M)
+        return M
+    M = np.empty((size, n, n))
+    mass_matrix_batch(table, work, q, M)
+    return M

@@ -1,0 +1,146 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled recursive Newton-Euler inverse dynamics, one state or a batch.
+
+The recursion of ``dynamics/rnea.py`` (Featherstone 2008 Table 5.1; Turney,
+Mudge and Lee 1980 eqs. 3.15-3.21) over a packed model.  The work array has
+a row per body, a row of per-call vectors, and last a row for the fixed
+base, so ``parent = -1`` indexes the base (velocity 0, acceleration -g:
+Turney's "elevator" gravity) and the inward pass needs no special case for
+root bodies.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK, VECTOR
+from .packing import ARMATURE, GRAVITY, packed, PARENT
+from .samples import samples, wrenches
+from .spatial import add, body_inertia_times, body_wrench, force_cross, \
+    force_to_parent, joint_component, joint_frame, joint_motion, load12, \
+    load6, motion_cross, motion_to_child, store, subtract, ZERO
+
+# Columns of a work row: joint frame, then v, a, f of the body.
+FRAME = 0
+VELOCITY = 12
+ACCELERATION = 18
+FORCE = 24
+
+
+@compiled
+def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
+    """
+    Write tau = M qdd + C qd + g - J^T f_ext (+ armature qdd) for one state.
+
+    ``qdd`` of size 0 means zero acceleration, ``f_ext`` (nq, 6) of size 0
+    no external wrenches; ``work`` is the model's (nq + 2, .) scratch.
+    """
+    n = q.shape[0]
+    base = n + 1  # = -1: the parent index of root bodies
+    store(work, base, VELOCITY, ZERO)
+    store(work, base, ACCELERATION, (0.0, 0.0, 0.0, -table[n, GRAVITY],
+                                     -table[n, GRAVITY + 1],
+                                     -table[n, GRAVITY + 2]))
+    store(work, base, FORCE, ZERO)
+    accelerating = qdd.size > 0
+    for i in range(n):
+        p = int(table[i, PARENT])
+        X = joint_frame(table, i, q[i])
+        vJ = joint_motion(table, i, qd[i])
+        v = add(motion_to_child(X, load6(work, p, VELOCITY)), vJ)
+        a = add(motion_to_child(X, load6(work, p, ACCELERATION)),
+                motion_cross(v, vJ))
+        if accelerating:
+            a = add(a, joint_motion(table, i, qdd[i]))
+        f = add(body_inertia_times(table, i, a),
+                force_cross(v, body_inertia_times(table, i, v)))
+        if f_ext.shape[0] > 0:
+            f = subtract(f, body_wrench(f_ext, table, i))
+        store(work, i, FRAME, X)
+        store(work, i, VELOCITY, v)
+        store(work, i, ACCELERATION, a)
+        store(work, i, FORCE, f)
+    for i in range(n - 1, -1, -1):
+        p = int(table[i, PARENT])
+        f = load6(work, i, FORCE)
+        tau[i] = joint_component(table, i, f)
+        if accelerating:
+            tau[i] += table[i, ARMATURE] * qdd[i]
+        store(work, p, FORCE, add(load6(work, p, FORCE),
+                                  force_to_parent(load12(work, i, FRAME), f)))
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, VECTOR)
+def inverse_dynamics_kernel(table, work, q, qd, qdd, f_ext, tau):
+    """Write inverse dynamics of one state into ``tau``; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (q.size == qd.size == qdd.size == tau.size == n
+            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
+            and work.shape[0] == n + 2):
+        return False
+    rnea_sample(table, q, qd, qdd, f_ext, tau, work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX, STACK,
+        MATRIX)
+def inverse_dynamics_batch(table, work, q, qd, qdd, f_ext, tau):
+    """
+    Write inverse dynamics of N states (rows of q, qd, qdd) into ``tau``.
+
+    ``f_ext`` is (N, nq, 6), (1, nq, 6) for the same wrenches in every
+    state, or (0, nq, 6) for none.  Shapes are checked by the caller.
+    """
+    no_forces = np.zeros((0, 6))
+    for k in range(q.shape[0]):
+        if f_ext.shape[0] == 0:
+            forces = no_forces
+        else:
+            forces = f_ext[min(k, f_ext.shape[0] - 1)]
+        rnea_sample(table, q[k], qd[k], qdd[k], forces, tau[k], work)
+
+
+NO_FORCES = np.zeros((0, 6))
+
+
+def inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """Compiled ``inverse_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    tau = np.empty(n)
+    # One state of float64 arrays goes straight to the kernel; anything
+    # else (a batch, lists, ints) is converted first.
+    if ndarray is q.__class__ is qd.__class__ is qdd.__class__ and \
+            q.ndim == 1 and f_ext is None:
+        try:
+            if inverse_dynamics_kernel(table, work, q, qd, qdd, NO_FORCES,
+                                       tau):
+                return tau
+        except TypeError:  # e.g. an int array
+            pass
+    (q, qd, qdd), size = samples(model, ('q', 'qd', 'qdd'), (q, qd, qdd))
+    if size is None:
+        inverse_dynamics_kernel(table, work, q, qd, qdd,
+                                wrenches(model, f_ext), tau)
+        return tau
+    tau = np.empty((size, n))
+    inverse_dynamics_batch(table, work, q, qd, qdd,
+                           wrenches(model, f_ext, size), tau)
+    return tau

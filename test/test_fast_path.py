@@ -1,0 +1,366 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The compiled fast path (dynamics_ros.fast): Pinocchio, batches, fallback.
+
+The oracle tests run whichever path is on (the compiled one when numba is
+installed); here the compiled path is held to Pinocchio on the same robots
+in batches and one state at a time, the numpy reference path is held to
+Pinocchio too, batches to single calls, and the package is run without
+numba in a subprocess.  No timing: benchmarks/compare.py measures speed.
+"""
+
+import os
+import subprocess
+import sys
+import warnings
+
+from conftest import assert_close
+import dynamics_ros as dr
+from dynamics_ros import fast
+from dynamics_ros.dynamics.aba import reference_forward_dynamics
+from dynamics_ros.dynamics.bias import reference_bias_forces, \
+    reference_gravity_torques
+from dynamics_ros.dynamics.crba import reference_mass_matrix
+from dynamics_ros.dynamics.rnea import reference_inverse_dynamics
+from dynamics_ros.fast.compiler import kernel, VECTOR
+from dynamics_ros.resources import robot_urdf
+import numpy as np
+from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
+import pytest
+from test_dynamics_oracle import generated_robots
+
+pytest.importorskip('numba')
+
+STATES = 40
+ROBOTS = [(name, None) for name in EXAMPLE_ARMS] + generated_robots()
+
+
+@pytest.fixture(scope='module', params=ROBOTS, ids=[r[0] for r in ROBOTS])
+def robot(request):
+    """(model, oracle) for one robot of test_dynamics_oracle."""
+    name, xml = request.param
+    return oracle_for(xml if xml is not None else example_arm_xml(name))
+
+
+@pytest.fixture(autouse=True)
+def compiled_path_on():
+    """Run every test with the compiled path on, whatever came before."""
+    previous = fast.enable(True)
+    yield
+    fast.enable(previous)
+
+
+def random_batch(model, seed, count=STATES):
+    """Return q, qd, qdd, tau, f_ext of ``count`` random states, stacked."""
+    rng = np.random.default_rng(seed)
+    states = [random_state(model, rng) for _ in range(count)]
+    q, qd, qdd, tau = (np.array(column) for column in zip(*states))
+    return q, qd, qdd, tau, rng.normal(size=(count, model.nq, 6))
+
+
+def test_numba_is_used():
+    """With numba installed (requirements.txt) the compiled path is on."""
+    assert fast.AVAILABLE and fast.ENABLED
+    model = dr.load_urdf(robot_urdf('puma560'))
+    dr.inverse_dynamics(model, np.zeros(6), np.zeros(6), np.zeros(6))
+    assert model._packed_model is not None
+
+
+def test_batches_match_pinocchio(robot):
+    """All five functions on (N, nq) batches equal Pinocchio per state."""
+    model, oracle = robot
+    q, qd, qdd, tau, f_ext = random_batch(model, 1)
+    results = {
+        'tau': dr.inverse_dynamics(model, q, qd, qdd, f_ext),
+        'M': dr.mass_matrix(model, q),
+        'qdd': dr.forward_dynamics(model, q, qd, tau, f_ext),
+        'g': dr.gravity_torques(model, q),
+        'h': dr.bias_forces(model, q, qd),
+    }
+    assert results['M'].shape == (STATES, model.nq, model.nq)
+    for k in range(STATES):
+        expected = {
+            'tau': oracle.rnea(q[k], qd[k], qdd[k], f_ext[k]),
+            'M': oracle.crba(q[k]),
+            'qdd': oracle.aba(q[k], qd[k], tau[k], f_ext[k]),
+            'g': oracle.gravity(q[k]),
+            'h': oracle.bias(q[k], qd[k]),
+        }
+        for name, value in expected.items():
+            assert_close(results[name][k], value,
+                         what='%s state %d' % (name, k))
+
+
+def test_single_states_match_pinocchio(robot):
+    """One state at a time, with and without external wrenches."""
+    model, oracle = robot
+    q, qd, qdd, tau, f_ext = random_batch(model, 2, count=5)
+    for k in range(5):
+        assert_close(dr.inverse_dynamics(model, q[k], qd[k], qdd[k]),
+                     oracle.rnea(q[k], qd[k], qdd[k]), what='tau')
+        assert_close(dr.inverse_dynamics(model, q[k], qd[k], qdd[k],
+                                         f_ext[k]),
+                     oracle.rnea(q[k], qd[k], qdd[k], f_ext[k]),
+                     what='tau f_ext')
+        assert_close(dr.mass_matrix(model, q[k]), oracle.crba(q[k]),
+                     what='M')
+        assert_close(dr.forward_dynamics(model, q[k], qd[k], tau[k]),
+                     oracle.aba(q[k], qd[k], tau[k]), what='qdd')
+        assert_close(dr.forward_dynamics(model, q[k], qd[k], tau[k],
+                                         f_ext[k]),
+                     oracle.aba(q[k], qd[k], tau[k], f_ext[k]),
+                     what='qdd f_ext')
+        assert_close(dr.gravity_torques(model, q[k]), oracle.gravity(q[k]),
+                     what='g')
+        assert_close(dr.bias_forces(model, q[k], qd[k]),
+                     oracle.bias(q[k], qd[k]), what='h')
+
+
+def test_reference_path_matches_pinocchio(robot):
+    """The numpy reference functions stay correct beside the fast path."""
+    model, oracle = robot
+    q, qd, qdd, tau, f_ext = random_batch(model, 3, count=3)
+    for k in range(3):
+        assert_close(reference_inverse_dynamics(model, q[k], qd[k], qdd[k],
+                                                f_ext[k]),
+                     oracle.rnea(q[k], qd[k], qdd[k], f_ext[k]), what='tau')
+        assert_close(reference_mass_matrix(model, q[k]), oracle.crba(q[k]),
+                     what='M')
+        assert_close(reference_forward_dynamics(model, q[k], qd[k], tau[k],
+                                                f_ext[k]),
+                     oracle.aba(q[k], qd[k], tau[k], f_ext[k]), what='qdd')
+        assert_close(reference_gravity_torques(model, q[k]),
+                     oracle.gravity(q[k]), what='g')
+        assert_close(reference_bias_forces(model, q[k], qd[k]),
+                     oracle.bias(q[k], qd[k]), what='h')
+
+
+@pytest.fixture(scope='module')
+def puma():
+    """Return the shipped PUMA 560 and a batch of its states."""
+    model = dr.load_urdf(robot_urdf('puma560'))
+    return model, random_batch(model, 4, count=7)
+
+
+def test_batch_equals_single_calls_and_broadcasts(puma):
+    """Row k of a batch is the single call; (nq,) arguments are shared."""
+    model, (q, qd, qdd, tau, f_ext) = puma
+    tau_batch = dr.inverse_dynamics(model, q, qd, qdd[0], f_ext[0])
+    qdd_batch = dr.forward_dynamics(model, q[2], qd, tau)
+    h_batch = dr.bias_forces(model, q, qd[3])
+    for k in range(len(q)):
+        assert_close(tau_batch[k], dr.inverse_dynamics(
+            model, q[k], qd[k], qdd[0], f_ext[0]), what='tau %d' % k)
+        assert_close(qdd_batch[k], dr.forward_dynamics(
+            model, q[2], qd[k], tau[k]), what='qdd %d' % k)
+        assert_close(h_batch[k], dr.bias_forces(model, q[k], qd[3]),
+                     what='h %d' % k)
+    # The batch gives different rows for different states.
+    assert np.abs(tau_batch[0] - tau_batch[1]).max() > 1e-3
+
+
+def test_batch_shapes(puma):
+    """(N, nq) in, (N, nq) or (N, nq, nq) out, for N = 0, 1 and more."""
+    model, (q, qd, qdd, tau, _) = puma
+    n = model.nq
+    for count in (0, 1, 3):
+        assert dr.inverse_dynamics(model, q[:count], qd[:count],
+                                   qdd[:count]).shape == (count, n)
+        assert dr.mass_matrix(model, q[:count]).shape == (count, n, n)
+        assert dr.forward_dynamics(model, q[:count], qd[:count],
+                                   tau[:count]).shape == (count, n)
+        assert dr.gravity_torques(model, q[:count]).shape == (count, n)
+        assert dr.bias_forces(model, q[:count], qd[:count]).shape == (
+            count, n)
+    M = dr.coriolis_matrix(model, q[:2], qd[:2])
+    assert_close(M[1], dr.coriolis_matrix(model, q[1], qd[1]))
+
+
+def test_any_array_like_input(puma):
+    """Lists, ints, strided and read-only arrays give the same results."""
+    model, (q, qd, qdd, tau, f_ext) = puma
+    expected = dr.inverse_dynamics(model, q[0], qd[0], qdd[0])
+    strided = np.repeat(q[0], 2)[::2]
+    frozen = qd[0].copy()
+    frozen.flags.writeable = False
+    assert_close(dr.inverse_dynamics(model, list(q[0]), frozen, qdd[0]),
+                 expected)
+    assert_close(dr.inverse_dynamics(model, strided, qd[0], tuple(qdd[0])),
+                 expected)
+    zero = np.zeros(model.nq, dtype=int)
+    assert_close(dr.gravity_torques(model, zero),
+                 dr.gravity_torques(model, np.zeros(model.nq)))
+    assert_close(dr.mass_matrix(model, np.asfortranarray(q)),
+                 dr.mass_matrix(model, q.copy()))
+    assert_close(dr.forward_dynamics(model, q[0], qd[0], tau[0],
+                                     f_ext[0].tolist()),
+                 dr.forward_dynamics(model, q[0], qd[0], tau[0], f_ext[0]))
+
+
+def test_bad_shapes_name_the_argument(puma):
+    """Wrong sizes raise ValueError naming the argument, batches too."""
+    model, (q, qd, qdd, tau, f_ext) = puma
+    with pytest.raises(ValueError, match='qdd must have 6 values'):
+        dr.inverse_dynamics(model, q[0], qd[0], qdd[0, :3])
+    with pytest.raises(ValueError, match='tau'):
+        dr.forward_dynamics(model, q[0], qd[0], np.zeros((2, 3)))
+    with pytest.raises(ValueError, match='q must have'):
+        dr.mass_matrix(model, np.zeros((2, 3, 6)))
+    with pytest.raises(ValueError, match='qd has 3 samples'):
+        dr.bias_forces(model, q, qd[:3])
+    with pytest.raises(ValueError, match='f_ext'):
+        dr.inverse_dynamics(model, q[0], qd[0], qdd[0], np.zeros((2, 6)))
+    with pytest.raises(ValueError, match='f_ext'):
+        dr.forward_dynamics(model, q, qd, tau, f_ext[:2])
+
+
+def test_model_changes_are_seen(puma):
+    """Assigning a field, or update_inertias() after an in-place edit."""
+    model, (q, _, _, _, _) = puma
+    model = model.copy()
+    g_earth = dr.gravity_torques(model, q[0])
+    model.gravity = model.gravity / 6.0
+    assert_close(dr.gravity_torques(model, q[0]), g_earth / 6.0)
+    model.mass[:] *= 2.0
+    model.inertia_com[:] *= 2.0
+    model.update_inertias()
+    assert_close(dr.gravity_torques(model, q[0]), g_earth / 3.0)
+    heavy = model.copy(armature=np.full(model.nq, 0.5))
+    assert_close(dr.mass_matrix(heavy, q[0]),
+                 dr.mass_matrix(model, q[0]) + 0.5 * np.eye(model.nq))
+
+
+def breadth_first(model):
+    """Return the same robot with its bodies numbered breadth-first."""
+    depth = np.zeros(model.nq, dtype=int)
+    for i, p in enumerate(model.parent):
+        depth[i] = 0 if p < 0 else depth[p] + 1
+    order = np.argsort(depth, kind='stable')
+    new_index = np.argsort(order)
+    arrays = ['joint_type', 'axis', 'origin_rotation', 'origin_translation',
+              'mass', 'com', 'inertia_com', 'continuous', 'lower_limit',
+              'upper_limit', 'velocity_limit', 'effort_limit', 'damping',
+              'friction', 'armature']
+    changes = {name: getattr(model, name)[order] for name in arrays}
+    parent = [new_index[p] if p >= 0 else -1 for p in model.parent[order]]
+    return order, model.copy(
+        parent=parent, joint_names=[model.joint_names[i] for i in order],
+        body_names=[model.body_names[i] for i in order], **changes)
+
+
+def test_any_body_numbering():
+    """Subtrees that are not runs of bodies take the general CRBA loop."""
+    xml = generated_robots()[0][1]
+    model = dr.load_urdf(xml)
+    order, shuffled = breadth_first(model)
+    assert list(shuffled.parent) == [-1, -1, -1, -1, 0, 1, 3, 5]
+    q, qd, qdd, tau, _ = random_batch(model, 5, count=4)
+    assert_close(dr.mass_matrix(shuffled, q[:, order]),
+                 dr.mass_matrix(model, q)[:, order][:, :, order])
+    assert_close(dr.mass_matrix(shuffled, q[0, order]),
+                 dr.mass_matrix(model, q[0])[np.ix_(order, order)])
+    assert_close(dr.forward_dynamics(shuffled, q[:, order], qd[:, order],
+                                     tau[:, order]),
+                 dr.forward_dynamics(model, q, qd, tau)[:, order])
+    assert_close(dr.inverse_dynamics(shuffled, q[:, order], qd[:, order],
+                                     qdd[:, order]),
+                 dr.inverse_dynamics(model, q, qd, qdd)[:, order])
+
+
+def test_non_unit_revolute_axis_is_refused():
+    """The packed model turns frames to the joint axis: it must be unit."""
+    model = dr.load_urdf(robot_urdf('two_link_planar'))
+    bent = model.copy(axis=model.axis * 2.0)
+    with pytest.raises(dr.ModelError, match='axis'):
+        dr.mass_matrix(bent, np.zeros(model.nq))
+
+
+def test_switching_the_compiled_path_off(puma):
+    """enable(False) runs the numpy reference, batches included."""
+    model, (q, qd, qdd, _, _) = puma
+    compiled = dr.inverse_dynamics(model, q, qd, qdd)
+    assert fast.enable(False) is True
+    assert not fast.ENABLED
+    reference = dr.inverse_dynamics(model, q, qd, qdd)
+    assert_close(reference, compiled)
+    assert_close(reference[1], reference_inverse_dynamics(
+        model, q[1], qd[1], qdd[1]))
+
+
+def test_a_failing_kernel_module_falls_back(puma, monkeypatch):
+    """A kernel module that cannot load warns and the numpy path runs."""
+    model, (q, qd, qdd, _, _) = puma
+    expected = reference_inverse_dynamics(model, q[0], qd[0], qdd[0])
+    monkeypatch.delattr(fast, 'rnea')
+    monkeypatch.delitem(sys.modules, 'dynamics_ros.fast.rnea')
+
+    def broken(name, package=None):
+        raise ImportError('simulated: no LLVM here')
+    monkeypatch.setattr(fast.importlib, 'import_module', broken)
+    with pytest.warns(RuntimeWarning, match='no LLVM here'):
+        tau = dr.inverse_dynamics(model, q[0], qd[0], qdd[0])
+    assert_close(tau, expected)
+    assert not fast.ENABLED
+
+
+def test_kernel_without_a_disk_cache_still_compiles():
+    """No writable cache location: compiled per process, no error."""
+    source = compile('def twice(x, out):\n    out[0] = 2.0 * x[0]\n',
+                     '<no file: numba has nowhere to cache>', 'exec')
+    namespace = {}
+    exec(source, namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        twice = kernel('void', VECTOR, VECTOR)(namespace['twice'])
+    out = np.zeros(1)
+    twice(np.array([21.0]), out)
+    assert out[0] == 42.0
+
+
+FALLBACK = """
+import sys
+sys.modules['numba'] = None  # as on a machine without numba
+import numpy as np
+import dynamics_ros as dr
+from dynamics_ros import fast
+model = dr.load_urdf(sys.argv[1])
+q = np.load(sys.argv[2])
+print(fast.AVAILABLE, fast.ENABLED)
+np.save(sys.argv[3], np.concatenate([
+    dr.inverse_dynamics(model, q, 0.5 * q, q[::-1]).ravel(),
+    dr.mass_matrix(model, q).ravel(),
+    dr.forward_dynamics(model, q[0], q, q).ravel(),
+    dr.gravity_torques(model, q[1]), dr.bias_forces(model, q, q).ravel()]))
+"""
+
+
+def test_without_numba_the_numpy_path_runs(puma, tmp_path):
+    """The package imports and computes (batches too) when numba is absent."""
+    model, (q, _, _, _, _) = puma
+    np.save(tmp_path / 'q.npy', q)
+    result = subprocess.run(
+        [sys.executable, '-c', FALLBACK, robot_urdf('puma560'),
+         str(tmp_path / 'q.npy'), str(tmp_path / 'out.npy')],
+        capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, PYTHONWARNINGS='ignore'))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ['False', 'False']
+    expected = np.concatenate([
+        dr.inverse_dynamics(model, q, 0.5 * q, q[::-1]).ravel(),
+        dr.mass_matrix(model, q).ravel(),
+        dr.forward_dynamics(model, q[0], q, q).ravel(),
+        dr.gravity_torques(model, q[1]), dr.bias_forces(model, q, q).ravel()])
+    assert_close(np.load(tmp_path / 'out.npy'), expected)
