@@ -51,6 +51,9 @@ setup(
     license='Apache-2.0',
     entry_points={
         'console_scripts': [
+            'inverse_dynamics_node = '
+            'dynamics_ros.nodes.inverse_dynamics_node:main',
+            'linearization_node = dynamics_ros.nodes.linearization_node:main',
         ],
     },
 )

@@ -21,6 +21,7 @@ dynamics_ros: manipulator dynamics for ROS 2, with a ROS-free core.
 """
 
 from . import fast
+from .control.computed_torque import computed_torque
 from .dynamics.aba import forward_dynamics
 from .dynamics.aba_derivatives import forward_dynamics_derivatives
 from .dynamics.bias import bias_forces, gravity_torques
@@ -38,6 +39,7 @@ from .errors import ModelError, ModelWarning
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
 from .model.dh import dh_table, DHTable, from_dh
+from .model.payload import add_payload
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
 from .model.urdf_writer import to_urdf
@@ -59,6 +61,8 @@ __all__ = [
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # issue 8: flexible links (Mackay 1988)
     'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
+    # issue 5: payload and computed torque (used by the nodes)
+    'add_payload', 'computed_torque',
     # issue 9: the compiled fast path (dr.fast.enable(False): numpy only)
     'fast',
 ]

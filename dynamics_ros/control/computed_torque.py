@@ -1,0 +1,51 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Computed-torque control: tau = M(q) (qdd_d + Kp e + Kd de) + h(q, qd).
+
+The bracket is a commanded acceleration, so the law is one inverse-dynamics
+call with it: RNEA(q, qd, v) = M(q) v + h(q, qd) (Luh, Walker and Paul's
+resolved-acceleration use of Newton-Euler; Turney et al. 1980 show the
+Newton-Euler and Lagrange forms give the same torques).  O(n), no mass
+matrix is formed.
+"""
+
+import numpy as np
+
+from ..dynamics.rnea import inverse_dynamics
+
+
+def position_error(model, q_desired, q):
+    """Return q_desired - q, wrapped to [-pi, pi) on continuous joints."""
+    error = np.asarray(q_desired, dtype=float) - np.asarray(q, dtype=float)
+    wrap = model.continuous
+    error[wrap] = np.mod(error[wrap] + np.pi, 2.0 * np.pi) - np.pi
+    return error
+
+
+def commanded_acceleration(model, q, qd, q_desired, qd_desired, qdd_desired,
+                           kp, kd):
+    """Return v = qdd_d + Kp (q_d - q) + Kd (qd_d - qd) (gains per joint)."""
+    return (np.asarray(qdd_desired, dtype=float)
+            + np.asarray(kp, dtype=float) * position_error(model, q_desired, q)
+            + np.asarray(kd, dtype=float) * (np.asarray(qd_desired, dtype=float)
+                                             - np.asarray(qd, dtype=float)))
+
+
+def computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd):
+    """Return tau = M(q) (qdd_d + Kp e + Kd de) + h(q, qd), model order."""
+    v = commanded_acceleration(model, q, qd, q_desired, qd_desired,
+                               qdd_desired, kp, kd)
+    return inverse_dynamics(model, q, qd, v)

@@ -1,0 +1,186 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Sample a joint trajectory in time the way joint_trajectory_controller does.
+
+A ``Trajectory`` is a list of waypoints (time from start, positions and
+optional velocities and accelerations) plus the absolute start time.  Between
+two waypoints the spline degree follows ros2_controllers'
+``joint_trajectory_controller/trajectory.cpp``: linear when either point has
+no velocities, cubic (Hermite) when both have velocities, quintic when both
+also have accelerations.  Before the first waypoint it interpolates from the
+state held when the trajectory arrived (if known, else it holds the first
+waypoint); after the last waypoint it holds the last positions with zero
+velocity and acceleration.  Continuous joints are interpolated without
+wrap-around (as JTC does unless ``angle_wraparound`` is set).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+
+@dataclass
+class Trajectory:
+    """
+    Waypoints of a joint trajectory, all in one joint order.
+
+    ``times`` (k,) are seconds from ``start_time`` (absolute seconds),
+    strictly increasing.  ``positions``, ``velocities``, ``accelerations``
+    are (k, n); ``has_velocity`` / ``has_acceleration`` (k,) say which
+    waypoints carried them (the arrays hold zeros where they did not).
+    ``initial`` is the (q, qd) held at ``received_time`` when the trajectory
+    arrived, or None.
+    """
+
+    times: np.ndarray
+    positions: np.ndarray
+    velocities: np.ndarray
+    accelerations: np.ndarray
+    has_velocity: np.ndarray
+    has_acceleration: np.ndarray
+    start_time: float = 0.0
+    initial: Optional[tuple] = None
+    received_time: Optional[float] = None
+
+    @property
+    def end_time(self):
+        """Absolute time of the last waypoint."""
+        return self.start_time + float(self.times[-1])
+
+
+def polynomial_coefficients(duration, p0, v0, a0, p1, v1, a1, degree):
+    """
+    Return coefficients c[0..degree] (each (n,)) of p(s) = sum c_k s^k.
+
+    Boundary conditions at s = 0 and s = duration: positions (degree 1),
+    plus velocities (degree 3), plus accelerations (degree 5).
+    """
+    T = duration
+    dp = p1 - p0
+    if degree == 1:
+        return [p0, dp / T]
+    if degree == 3:
+        return [p0, v0, (3.0 * dp - (2.0 * v0 + v1) * T) / T ** 2,
+                (-2.0 * dp + (v0 + v1) * T) / T ** 3]
+    return [p0, v0, 0.5 * a0,
+            (20.0 * dp - (8.0 * v1 + 12.0 * v0) * T
+             - (3.0 * a0 - a1) * T ** 2) / (2.0 * T ** 3),
+            (-30.0 * dp + (14.0 * v1 + 16.0 * v0) * T
+             + (3.0 * a0 - 2.0 * a1) * T ** 2) / (2.0 * T ** 4),
+            (12.0 * dp - 6.0 * (v1 + v0) * T
+             - (a0 - a1) * T ** 2) / (2.0 * T ** 5)]
+
+
+def evaluate_polynomial(coefficients, s):
+    """Return position, velocity and acceleration of the polynomial at s."""
+    p = np.zeros_like(coefficients[0])
+    v = np.zeros_like(p)
+    a = np.zeros_like(p)
+    for k, c in enumerate(coefficients):
+        p = p + c * s ** k
+        if k >= 1:
+            v = v + k * c * s ** (k - 1)
+        if k >= 2:
+            a = a + k * (k - 1) * c * s ** (k - 2)
+    return p, v, a
+
+
+def interpolate(duration, state_a, state_b, s):
+    """
+    Interpolate between two waypoint states at s in [0, duration].
+
+    A state is (positions, velocities or None, accelerations or None); the
+    degree is chosen as joint_trajectory_controller chooses it.
+    """
+    (p0, v0, a0), (p1, v1, a1) = state_a, state_b
+    if v0 is None or v1 is None:
+        degree = 1
+    elif a0 is None or a1 is None:
+        degree = 3
+    else:
+        degree = 5
+    zero = np.zeros_like(p0)
+    coefficients = polynomial_coefficients(
+        duration, p0, zero if v0 is None else v0, zero if a0 is None else a0,
+        p1, zero if v1 is None else v1, zero if a1 is None else a1, degree)
+    return evaluate_polynomial(coefficients, s)
+
+
+def waypoint_state(trajectory, k):
+    """Return waypoint k as (positions, velocities|None, accelerations|None)."""
+    return (trajectory.positions[k],
+            trajectory.velocities[k] if trajectory.has_velocity[k] else None,
+            trajectory.accelerations[k]
+            if trajectory.has_acceleration[k] else None)
+
+
+def hold(positions):
+    """Return the state that holds ``positions`` still."""
+    zero = np.zeros_like(positions)
+    return positions.copy(), zero, zero.copy()
+
+
+def sample(trajectory, time):
+    """
+    Return (q, qd, qdd) of ``trajectory`` at absolute ``time`` (seconds).
+
+    Linear / cubic / quintic between waypoints, a segment from the initial
+    state before the first waypoint, a hold before the trajectory began and
+    after it ended.
+    """
+    first_time = trajectory.start_time + float(trajectory.times[0])
+    if time < first_time:
+        return sample_before_first(trajectory, time, first_time)
+    times = trajectory.start_time + trajectory.times
+    if time >= times[-1]:
+        return hold(trajectory.positions[-1])
+    k = int(np.searchsorted(times, time, side='right')) - 1
+    return interpolate(times[k + 1] - times[k], waypoint_state(trajectory, k),
+                       waypoint_state(trajectory, k + 1), time - times[k])
+
+
+def sample_before_first(trajectory, time, first_time):
+    """Sample between the state held at receipt and the first waypoint."""
+    if trajectory.initial is None or trajectory.received_time is None:
+        return hold(trajectory.positions[0])
+    q0, qd0 = (np.asarray(x, dtype=float) for x in trajectory.initial)
+    begin = min(trajectory.received_time, first_time)
+    if time < begin or first_time - begin <= 0.0:
+        return hold(q0)
+    return interpolate(first_time - begin, (q0, qd0, np.zeros_like(q0)),
+                       waypoint_state(trajectory, 0), time - begin)
+
+
+def waypoint_references(trajectory):
+    """
+    Return (q, qd, qdd), each (k, n), at every waypoint of ``trajectory``.
+
+    A waypoint's own velocities and accelerations are used where it has
+    them; where it has not, they are what the sampler gives at that instant
+    (the segment that starts there; zero at the last waypoint, a hold).
+    """
+    q = trajectory.positions.copy()
+    qd = trajectory.velocities.copy()
+    qdd = trajectory.accelerations.copy()
+    for k, t in enumerate(trajectory.times):
+        _, sampled_qd, sampled_qdd = sample(
+            trajectory, trajectory.start_time + float(t))
+        if not trajectory.has_velocity[k]:
+            qd[k] = sampled_qd
+        if not trajectory.has_acceleration[k]:
+            qdd[k] = sampled_qdd
+    return q, qd, qdd

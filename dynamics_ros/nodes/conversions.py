@@ -1,0 +1,340 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Messages <-> numpy arrays for every dynamics_ros node.
+
+Readers never raise on bad input: they return the arrays, or a ``str`` that
+says what is wrong with the message (log it with ``ThrottledWarnings`` and
+drop the message).  Test with ``isinstance(result, str)``.
+
+JointState (by joint *name*, never by index)::
+
+    reader = JointStateReader(joint_names)     # the order you want
+    arrays = reader(msg)                       # JointArrays or reason str
+    arrays.position, arrays.velocity           # (n,) float, joint_names order
+    arrays.effort                              # (n,) or None if msg had none
+
+  Names in the message that are not in ``joint_names`` are ignored (a
+  joint_states topic also carries gripper and other joints).  A reason is
+  returned for: an empty message, duplicated names, ``joint_names`` entries
+  missing from the message, position/velocity/effort lengths that differ
+  from the name count (velocity and effort may be empty; empty velocity
+  reads as zeros), and non-finite values of the joints read.
+  ``joint_state_arrays(msg, joint_names)`` is the one-shot form.
+  ``joint_state_message(names, stamp, position=, velocity=, effort=)``
+  builds a JointState (``stamp`` is a builtin_interfaces Time).
+
+Float64MultiArray::
+
+    matrix_message(M) / message_matrix(msg)     # 2-D, row-major, labels
+                                                # 'rows'/'cols', dim[0].stride
+                                                # = rows*cols, dim[1].stride
+                                                # = cols (eigen_conversions)
+    vector_message(v) / message_vector(msg, n)  # 1-D command vectors (data
+                                                # only, as ros2_control's
+                                                # forward_command_controller)
+
+JointTrajectory::
+
+    trajectory_arrays(msg, joint_names, start_time)  # control.trajectory.
+                                                     # Trajectory or reason
+
+  ``start_time`` (absolute seconds) is used when ``header.stamp`` is zero
+  (start on receipt), as joint_trajectory_controller does.
+
+Time: ``to_seconds(Time or Duration msg)``, ``time_message(seconds)``.
+
+Warnings: ``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a
+warning at most once per ``period`` seconds (wall clock) per ``key`` and
+says how many were suppressed meanwhile; ``.ignored(topic, reason)`` logs
+'<topic> ignored: <reason>' keyed by both.
+"""
+
+import time
+from typing import NamedTuple, Optional
+
+from builtin_interfaces.msg import Time
+import numpy as np
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+
+from ..control.trajectory import Trajectory
+
+
+class JointArrays(NamedTuple):
+    """Joint positions, velocities and efforts in a chosen joint order."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    effort: Optional[np.ndarray]
+
+
+def to_seconds(stamp):
+    """Return a builtin_interfaces Time or Duration as float seconds."""
+    return stamp.sec + 1e-9 * stamp.nanosec
+
+
+def time_message(seconds):
+    """Return a builtin_interfaces Time of ``seconds`` (>= 0)."""
+    nanoseconds = int(round(seconds * 1e9))
+    return Time(sec=nanoseconds // 1000000000,
+                nanosec=nanoseconds % 1000000000)
+
+
+def is_zero_time(stamp):
+    """Return True for an all-zero stamp (meaning 'now' / 'on receipt')."""
+    return stamp.sec == 0 and stamp.nanosec == 0
+
+
+def name_index(names, joint_names, what='message'):
+    """
+    Return the index into ``names`` of each of ``joint_names``, or a reason.
+
+    Duplicated names and ``joint_names`` missing from ``names`` are reasons;
+    extra names are allowed.
+    """
+    if len(names) == 0:
+        return 'empty %s: no joint names' % what
+    index = {}
+    for i, name in enumerate(names):
+        if name in index:
+            return '%s names joint %r twice' % (what, name)
+        index[name] = i
+    missing = [name for name in joint_names if name not in index]
+    if missing:
+        unknown = sorted(set(names) - set(joint_names))
+        return '%s is missing joints %s%s' % (
+            what, ', '.join(missing),
+            ' (it names unknown joints %s)' % ', '.join(unknown)
+            if unknown else '')
+    return np.array([index[name] for name in joint_names], dtype=int)
+
+
+def pick(values, index, size, field, names, what='JointState'):
+    """Return ``values[index]`` as floats, or a reason (length, non-finite)."""
+    if len(values) != size:
+        return '%s %s has %d values for %d names' % (
+            what, field, len(values), size)
+    picked = np.asarray(values, dtype=float)[index]
+    if not np.all(np.isfinite(picked)):
+        bad = int(np.flatnonzero(~np.isfinite(picked))[0])
+        return '%s %s of joint %r is %r (not finite)' % (
+            what, field, names[index[bad]], float(picked[bad]))
+    return picked
+
+
+class JointStateReader:
+    """Read JointState messages into arrays in a fixed joint order."""
+
+    def __init__(self, joint_names):
+        """Read joints ``joint_names`` (in that order) from messages."""
+        self.joint_names = list(joint_names)
+        self._names = None
+        self._index = None
+
+    def __call__(self, msg):
+        """Return JointArrays of ``msg``, or a reason string."""
+        names = list(msg.name)
+        if names != self._names:
+            # Publishers keep one name order: look it up once, reuse.
+            index = name_index(names, self.joint_names, 'JointState')
+            if isinstance(index, str):
+                return index
+            self._names, self._index = names, index
+        index, size = self._index, len(names)
+        position = pick(msg.position, index, size, 'position', names)
+        if isinstance(position, str):
+            return position
+        velocity = np.zeros(len(index))
+        if len(msg.velocity):
+            velocity = pick(msg.velocity, index, size, 'velocity', names)
+            if isinstance(velocity, str):
+                return velocity
+        effort = None
+        if len(msg.effort):
+            effort = pick(msg.effort, index, size, 'effort', names)
+            if isinstance(effort, str):
+                return effort
+        return JointArrays(position, velocity, effort)
+
+
+def joint_state_arrays(msg, joint_names):
+    """Return JointArrays of ``msg`` in ``joint_names`` order, or a reason."""
+    return JointStateReader(joint_names)(msg)
+
+
+def joint_state_message(names, stamp=None, position=None, velocity=None,
+                        effort=None, frame_id=''):
+    """Return a JointState; fields left None stay empty."""
+    msg = JointState()
+    if stamp is not None:
+        msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    msg.name = list(names)
+    for field, values in (('position', position), ('velocity', velocity),
+                          ('effort', effort)):
+        if values is not None:
+            setattr(msg, field, [float(x) for x in values])
+    return msg
+
+
+def matrix_message(matrix):
+    """Return a 2-D matrix as a row-major Float64MultiArray."""
+    matrix = np.asarray(matrix, dtype=float)
+    rows, cols = matrix.shape
+    msg = Float64MultiArray()
+    msg.layout.dim = [
+        MultiArrayDimension(label='rows', size=rows, stride=rows * cols),
+        MultiArrayDimension(label='cols', size=cols, stride=cols)]
+    msg.layout.data_offset = 0
+    msg.data = matrix.ravel(order='C').tolist()
+    return msg
+
+
+def message_matrix(msg):
+    """Return the matrix of a 2-D row-major Float64MultiArray, or a reason."""
+    dims = msg.layout.dim
+    if len(dims) != 2:
+        return 'Float64MultiArray has %d dimensions, expected 2' % len(dims)
+    rows, cols = dims[0].size, dims[1].size
+    offset = msg.layout.data_offset
+    if len(msg.data) < offset + rows * cols:
+        return 'Float64MultiArray has %d values for a %dx%d matrix' % (
+            len(msg.data), rows, cols)
+    data = np.asarray(msg.data, dtype=float)
+    stride = dims[1].stride or cols
+    return np.array([data[offset + stride * i:offset + stride * i + cols]
+                     for i in range(rows)]).reshape(rows, cols)
+
+
+def vector_message(values):
+    """Return a Float64MultiArray holding ``values`` (data only)."""
+    msg = Float64MultiArray()
+    msg.data = [float(x) for x in values]
+    return msg
+
+
+def message_vector(msg, size, what='command'):
+    """
+    Return the (size,) data of a Float64MultiArray, or a reason.
+
+    Reasons: a size that differs from ``size``, or a non-finite value.  An
+    all-NaN message means "no command" in ros2_control; it is a reason too.
+    """
+    data = np.asarray(msg.data, dtype=float)
+    if data.shape != (size,):
+        return '%s size (%d) does not match number of joints (%d)' % (
+            what, data.size, size)
+    if not np.all(np.isfinite(data)):
+        if np.all(np.isnan(data)):
+            return '%s is all NaN (no command)' % what
+        return '%s has non-finite values %s' % (what, data.tolist())
+    return data
+
+
+def trajectory_fields(point, index, size, names, k):
+    """Return (positions, velocities|None, accelerations|None) or a reason."""
+    what = 'JointTrajectory point %d' % k
+    positions = pick(point.positions, index, size, 'positions', names, what)
+    if isinstance(positions, str):
+        return positions
+    derivatives = []
+    for field in ('velocities', 'accelerations'):
+        values = getattr(point, field)
+        if len(values) == 0:
+            derivatives.append(None)
+            continue
+        values = pick(values, index, size, field, names, what)
+        if isinstance(values, str):
+            return values
+        derivatives.append(values)
+    return (positions, *derivatives)
+
+
+def trajectory_arrays(msg, joint_names, start_time):
+    """
+    Return a control.trajectory.Trajectory of ``msg``, or a reason string.
+
+    Every joint of ``joint_names`` must be named, no other joint may be
+    (a partial or foreign trajectory is refused), there must be at least one
+    point, times from start must be strictly increasing and every point must
+    have positions.  Starts at ``header.stamp``, or at ``start_time``
+    (absolute seconds) when the stamp is zero.
+    """
+    names = list(msg.joint_names)
+    index = name_index(names, joint_names, 'JointTrajectory')
+    if isinstance(index, str):
+        return index
+    unknown = sorted(set(names) - set(joint_names))
+    if unknown:
+        return 'JointTrajectory names joints %s that are not controlled ' \
+               '(joints: %s)' % (', '.join(unknown), ', '.join(joint_names))
+    if len(msg.points) == 0:
+        return 'JointTrajectory has no points'
+    times = np.array([to_seconds(p.time_from_start) for p in msg.points])
+    if np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
+        return 'JointTrajectory times from start must be >= 0 and strictly ' \
+               'increasing, got %s' % times.tolist()
+    n = len(joint_names)
+    fields = []
+    for k, point in enumerate(msg.points):
+        values = trajectory_fields(point, index, len(names), names, k)
+        if isinstance(values, str):
+            return values
+        fields.append(values)
+    zero = np.zeros(n)
+    return Trajectory(
+        times=times,
+        positions=np.array([f[0] for f in fields]).reshape(-1, n),
+        velocities=np.array([zero if f[1] is None else f[1]
+                             for f in fields]).reshape(-1, n),
+        accelerations=np.array([zero if f[2] is None else f[2]
+                                for f in fields]).reshape(-1, n),
+        has_velocity=np.array([f[1] is not None for f in fields]),
+        has_acceleration=np.array([f[2] is not None for f in fields]),
+        start_time=(start_time if is_zero_time(msg.header.stamp)
+                    else to_seconds(msg.header.stamp)))
+
+
+class ThrottledWarnings:
+    """Log warnings at most once per period per key (wall clock)."""
+
+    def __init__(self, logger, period=2.0, clock=time.monotonic):
+        """Log through ``logger`` (an rclpy logger or any .warning())."""
+        self.logger = logger
+        self.period = period
+        self.clock = clock
+        self._last = {}
+        self._suppressed = {}
+
+    def warn(self, key, text):
+        """Log ``text`` unless ``key`` was logged less than a period ago."""
+        now = self.clock()
+        last = self._last.get(key)
+        if last is not None and now - last < self.period:
+            self._suppressed[key] = self._suppressed.get(key, 0) + 1
+            return False
+        if len(self._last) > 1000:  # many distinct keys: forget old ones
+            self._last.clear()
+        suppressed = self._suppressed.pop(key, 0)
+        if suppressed:
+            text = '%s (%d similar warnings suppressed)' % (text, suppressed)
+        self._last[key] = now
+        self.logger.warning(text)
+        return True
+
+    def ignored(self, topic, reason):
+        """Warn that a message on ``topic`` was dropped, and why."""
+        return self.warn((topic, reason), '%s ignored: %s' % (topic, reason))

@@ -1,0 +1,295 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+inverse_dynamics_node: feed-forward joint torques from joint states.
+
+Every valid ``joint_states`` message (sensor_msgs/JointState, sensor-data
+QoS) gives one torque vector, published on ``effort_commands``
+(std_msgs/Float64MultiArray in ``joints`` order: remap it to
+``/effort_controller/commands``) and ``feedforward`` (JointState with name
+and effort, stamped with the joint state's stamp, or now if it is zero).
+Parameter ``mode``:
+
+- ``gravity``: tau = g(q);
+- ``inverse_dynamics``: tau = RNEA(q_d, qd_d, qdd_d), the reference sampled
+  at the joint state's time;
+- ``computed_torque``: tau = M(q) (qdd_d + kp e + kd de) + h(q, qd).
+
+The reference is the last trajectory received on ``joint_trajectory``
+(trajectory_msgs/JointTrajectory, sampled as joint_trajectory_controller
+does, see ``dynamics_ros.control.trajectory``); until one arrives it holds
+the first joint positions received.  Annotator: a JointTrajectory on
+``trajectory_in`` is republished on ``trajectory_out`` with every point's
+``effort`` set to the inverse-dynamics torques at that point.  Model and
+payload parameters: ``dynamics_ros.nodes.model_source``.  Bad input is
+dropped with a throttled warning; nothing non-finite is ever published.
+"""
+
+import threading
+
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
+
+from .conversions import (is_zero_time, joint_state_message, JointStateReader,
+                          ThrottledWarnings, to_seconds, trajectory_arrays,
+                          vector_message)
+from .dedicated_subscription import DedicatedSubscription
+from .entry_point import entry_point
+from .model_source import model_index, ModelSource, NO_MODEL
+from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from ..control.computed_torque import computed_torque
+from ..control.trajectory import hold, sample, waypoint_references
+from ..dynamics.bias import gravity_torques
+from ..dynamics.rnea import inverse_dynamics
+
+MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
+
+
+def check_gains(name, values, n=None):
+    """Return a reason if gains are not finite, >= 0 and of size 1 or n."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 1 or values.size == 0:
+        return '%s must be a list of gains (one, or one per joint)' % name
+    if not np.all(np.isfinite(values)) or np.any(values < 0.0):
+        return '%s must be finite and >= 0, got %s' % (name, values.tolist())
+    if n is not None and values.size not in (1, n):
+        return '%s has %d values: give 1 or one per joint (%d)' % (
+            name, values.size, n)
+    return None
+
+
+class InverseDynamicsNode(Node):
+    """Feed-forward torques (gravity, inverse dynamics, computed torque)."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, topics and the model source."""
+        super().__init__('inverse_dynamics_node', **kwargs)
+        self.lock = threading.Lock()  # joint_states run on their own thread
+        self.model = None
+        self.cache = {}
+        self.trajectory = None
+        self.held_position = None
+        self.last_state = None
+        self.declare_parameter('mode', 'gravity', ParameterDescriptor(
+            description='gravity | inverse_dynamics | computed_torque'))
+        self.declare_parameter('kp', [100.0], ParameterDescriptor(
+            description='computed_torque position gains, 1/s^2 (one, or '
+                        'one per joint in joints order)'))
+        self.declare_parameter('kd', [20.0], ParameterDescriptor(
+            description='computed_torque velocity gains, 1/s (one, or one '
+                        'per joint in joints order)'))
+        reason = self.check_parameters({
+            name: self.get_parameter(name).value
+            for name in ('mode', 'kp', 'kd')})
+        if reason:
+            raise ValueError(reason)
+        self.warnings = ThrottledWarnings(self.get_logger())
+        self.effort_publisher = self.create_publisher(
+            Float64MultiArray, 'effort_commands', PUBLISH_QOS)
+        self.feedforward_publisher = self.create_publisher(
+            JointState, 'feedforward', PUBLISH_QOS)
+        self.annotated_publisher = self.create_publisher(
+            JointTrajectory, 'trajectory_out', PUBLISH_QOS)
+        self.source = ModelSource(self, self.on_model)
+        self.add_on_set_parameters_callback(self.on_set_parameters)
+        # The 1 kHz input gets a thread and a tiny executor of its own.
+        self.state_subscription = DedicatedSubscription(
+            self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
+        self.create_subscription(JointTrajectory, 'joint_trajectory',
+                                 self.on_trajectory, COMMAND_QOS)
+        self.create_subscription(JointTrajectory, 'trajectory_in',
+                                 self.on_trajectory_in, COMMAND_QOS)
+
+    # -- parameters -----------------------------------------------------
+
+    def check_parameters(self, values):
+        """Return a reason if mode / kp / kd values are invalid, else None."""
+        n = None if self.model is None else self.model.nq
+        if 'mode' in values and values['mode'] not in MODES:
+            return 'mode %r is not one of %s' % (
+                values['mode'], ', '.join(MODES))
+        for name in ('kp', 'kd'):
+            if name in values:
+                reason = check_gains(name, values[name], n)
+                if reason:
+                    return reason
+        return None
+
+    def on_set_parameters(self, parameters):
+        """Reject invalid mode or gains with the reason."""
+        reason = self.check_parameters({p.name: p.value for p in parameters})
+        return SetParametersResult(successful=reason is None,
+                                   reason=reason or '')
+
+    def gains(self, name):
+        """Return per-joint gains in model order, or a reason."""
+        value = self.get_parameter(name).value
+        cached = self.cache.get(name)
+        # Checking and reordering costs more than comparing a few floats.
+        if cached is not None and cached[0] == value:
+            return cached[1]
+        gains = self.model_order_gains(name, value)
+        self.cache[name] = (value, gains)
+        return gains
+
+    def model_order_gains(self, name, value):
+        """Return gains ``value`` (joints order) in model order, or a reason."""
+        values = np.asarray(value, dtype=float)
+        reason = check_gains(name, values, self.model.nq)
+        if reason:
+            return reason
+        gains = np.empty(self.model.nq)
+        gains[self.index] = np.broadcast_to(values, self.model.nq)
+        return gains
+
+    # -- model ------------------------------------------------------------
+
+    def on_model(self, model, joint_names):
+        """Use a new model; keep the reference if the joints are the same."""
+        same_joints = (self.model is not None
+                       and self.model.joint_names == model.joint_names)
+        with self.lock:
+            self.model = model
+            self.joint_names = list(joint_names)
+            self.index = model_index(model, joint_names)
+            self.cache.clear()
+            self.reader = JointStateReader(model.joint_names)
+            if not same_joints:
+                self.trajectory = None
+                self.held_position = None
+                self.last_state = None
+
+    def destroy_node(self):
+        """Stop the joint_states thread, then destroy the node."""
+        self.state_subscription.destroy()
+        return super().destroy_node()
+
+    # -- inputs -----------------------------------------------------------
+
+    def now(self):
+        """Return the node clock (sim time if use_sim_time) in seconds."""
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def on_joint_state(self, msg):
+        """Compute and publish the torques for one joint state."""
+        with self.lock:
+            self.answer(msg)
+
+    def answer(self, msg):
+        """Compute and publish the torques for ``msg`` (lock held)."""
+        if self.model is None:
+            self.warnings.ignored('joint_states', NO_MODEL)
+            return
+        state = self.reader(msg)
+        if isinstance(state, str):
+            self.warnings.ignored('joint_states', state)
+            return
+        if self.held_position is None:
+            self.held_position = state.position.copy()
+        self.last_state = (state.position, state.velocity)
+        stamp = msg.header.stamp
+        if is_zero_time(stamp):
+            stamp = self.get_clock().now().to_msg()
+        try:
+            tau = self.torques(to_seconds(stamp), state.position,
+                               state.velocity)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+            tau = 'computation failed: %s' % error
+        if isinstance(tau, str):
+            self.warnings.warn(tau, 'no torques published: %s' % tau)
+            return
+        self.publish(tau, stamp)
+
+    def reference(self, time):
+        """Return the desired q, qd and qdd at ``time`` in model order."""
+        if self.trajectory is not None:
+            return sample(self.trajectory, time)
+        return hold(self.held_position)
+
+    def torques(self, time, q, qd):
+        """Return tau (model order) for the current mode, or a reason."""
+        mode = self.get_parameter('mode').value
+        if mode == 'gravity':
+            tau = gravity_torques(self.model, q)
+        elif mode == 'inverse_dynamics':
+            tau = inverse_dynamics(self.model, *self.reference(time))
+        else:
+            kp, kd = self.gains('kp'), self.gains('kd')
+            for gains in (kp, kd):
+                if isinstance(gains, str):
+                    return gains
+            tau = computed_torque(self.model, q, qd, *self.reference(time),
+                                  kp, kd)
+        if not np.all(np.isfinite(tau)):
+            return 'torques are not finite (%s)' % tau.tolist()
+        return tau
+
+    def publish(self, tau, stamp):
+        """Publish model-order ``tau`` in joints order on both topics."""
+        ordered = tau[self.index]
+        # At 1 kHz, building a message nobody reads is worth skipping.
+        if self.effort_publisher.get_subscription_count():
+            self.effort_publisher.publish(vector_message(ordered))
+        if self.feedforward_publisher.get_subscription_count():
+            self.feedforward_publisher.publish(joint_state_message(
+                self.joint_names, stamp, effort=ordered))
+
+    def on_trajectory(self, msg):
+        """Make ``msg`` the reference (start at header.stamp or now)."""
+        if self.model is None:
+            self.warnings.ignored('joint_trajectory', NO_MODEL)
+            return
+        now = self.now()
+        trajectory = trajectory_arrays(msg, self.model.joint_names, now)
+        if isinstance(trajectory, str):
+            self.warnings.ignored('joint_trajectory', trajectory)
+            return
+        with self.lock:
+            if self.last_state is not None:
+                # Like JTC: from the state at receipt to the first waypoint.
+                trajectory.initial = self.last_state
+                trajectory.received_time = now
+            self.trajectory = trajectory
+
+    def on_trajectory_in(self, msg):
+        """Republish ``msg`` on trajectory_out with inverse-dynamics efforts."""
+        if self.model is None:
+            self.warnings.ignored('trajectory_in', NO_MODEL)
+            return
+        trajectory = trajectory_arrays(msg, self.model.joint_names, 0.0)
+        if isinstance(trajectory, str):
+            self.warnings.ignored('trajectory_in', trajectory)
+            return
+        efforts = [inverse_dynamics(self.model, q, qd, qdd)
+                   for q, qd, qdd in zip(*waypoint_references(trajectory))]
+        if not np.all(np.isfinite(efforts)):
+            self.warnings.ignored('trajectory_in',
+                                  'its torques are not finite')
+            return
+        order = np.array([self.model.joint_index(name)
+                          for name in msg.joint_names])
+        for point, tau in zip(msg.points, efforts):
+            point.effort = tau[order].tolist()
+        self.annotated_publisher.publish(msg)
+
+
+main = entry_point(InverseDynamicsNode)
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,195 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+linearization_node: state-space models (A, B) about the current state.
+
+At ``rate`` Hz, about the latest valid ``joint_states`` message (q, qd) and
+the last command received on ``effort_commands`` (Float64MultiArray in
+``joints`` order; gravity torques g(q) until one arrives), it publishes
+``dr.linearize``'s matrices on ``state_space/A`` (2n x 2n) and
+``state_space/B`` (2n x n), row-major Float64MultiArray with dims
+('rows', rows, rows*cols) and ('cols', cols, cols), and the operating point
+on ``state_space/operating_point`` (JointState: name, position, velocity,
+effort = tau, stamped with the joint state's stamp or now if it is zero).
+
+State order: x = [q; qd] with q = the ``joints`` parameter order, u = tau in
+the same order.  ``discrete_dt`` > 0 publishes the zero-order-hold discrete
+model x[k+1] = A x[k] + B u[k] with that sample time; 0 the continuous
+dx/dt = A x + B u.  Model parameters: ``dynamics_ros.nodes.model_source``.
+"""
+
+import math
+import threading
+
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from .conversions import (is_zero_time, joint_state_message, JointStateReader,
+                          matrix_message, message_vector, ThrottledWarnings)
+from .dedicated_subscription import DedicatedSubscription
+from .entry_point import entry_point
+from .model_source import model_index, ModelSource, NO_MODEL
+from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from ..dynamics.bias import gravity_torques
+from ..dynamics.linearize import linearize
+
+
+def check_rate(values):
+    """Return a reason if ``rate`` or ``discrete_dt`` is invalid, else None."""
+    rate = values.get('rate')
+    if rate is not None and (not math.isfinite(rate) or rate <= 0.0):
+        return 'rate must be a finite number of Hz > 0, got %r' % rate
+    dt = values.get('discrete_dt')
+    if dt is not None and (not math.isfinite(dt) or dt < 0.0):
+        return 'discrete_dt must be finite and >= 0 (0: continuous), ' \
+               'got %r' % dt
+    return None
+
+
+def state_order(index):
+    """Return the rows of x = [q; qd] (model order) in joints order."""
+    n = len(index)
+    return np.concatenate([index, n + np.asarray(index)])
+
+
+class LinearizationNode(Node):
+    """Publish A, B and the operating point at a fixed rate."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, topics, the timer and the model source."""
+        super().__init__('linearization_node', **kwargs)
+        self.lock = threading.Lock()  # joint_states run on their own thread
+        self.model = None
+        self.index = None
+        self.joint_names = None
+        self.state = None
+        self.command = None
+        self.declare_parameter('rate', 10.0, ParameterDescriptor(
+            description='publication rate of A and B, Hz'))
+        self.declare_parameter('discrete_dt', 0.0, ParameterDescriptor(
+            description='> 0: zero-order-hold discrete model with this '
+                        'sample time, s; 0: continuous'))
+        reason = check_rate({name: self.get_parameter(name).value
+                             for name in ('rate', 'discrete_dt')})
+        if reason:
+            raise ValueError(reason)
+        self.warnings = ThrottledWarnings(self.get_logger())
+        self.a_publisher = self.create_publisher(
+            Float64MultiArray, 'state_space/A', PUBLISH_QOS)
+        self.b_publisher = self.create_publisher(
+            Float64MultiArray, 'state_space/B', PUBLISH_QOS)
+        self.point_publisher = self.create_publisher(
+            JointState, 'state_space/operating_point', PUBLISH_QOS)
+        self.source = ModelSource(self, self.on_model)
+        self.add_on_set_parameters_callback(self.on_set_parameters)
+        self.state_subscription = DedicatedSubscription(
+            self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
+        self.create_subscription(Float64MultiArray, 'effort_commands',
+                                 self.on_command, COMMAND_QOS)
+        self.timer = self.create_timer(
+            1.0 / self.get_parameter('rate').value, self.on_timer)
+
+    def on_set_parameters(self, parameters):
+        """Reject invalid rate / discrete_dt; apply a new rate at once."""
+        values = {p.name: p.value for p in parameters
+                  if p.name in ('rate', 'discrete_dt')}
+        reason = check_rate(values)
+        if reason:
+            return SetParametersResult(successful=False, reason=reason)
+        if 'rate' in values:
+            self.timer.timer_period_ns = int(1e9 / values['rate'])
+            self.timer.reset()
+        return SetParametersResult(successful=True)
+
+    def on_model(self, model, joint_names):
+        """Use a new model; forget inputs read for another joint set."""
+        with self.lock:
+            if (self.model is None
+                    or self.model.joint_names != model.joint_names):
+                self.state = None
+                self.command = None
+            self.model = model
+            self.joint_names = list(joint_names)
+            self.index = model_index(model, joint_names)
+            self.reader = JointStateReader(model.joint_names)
+
+    def destroy_node(self):
+        """Stop the joint_states thread, then destroy the node."""
+        self.state_subscription.destroy()
+        return super().destroy_node()
+
+    def on_joint_state(self, msg):
+        """Keep the latest valid joint state as the operating point."""
+        with self.lock:
+            if self.model is None:
+                self.warnings.ignored('joint_states', NO_MODEL)
+                return
+            state = self.reader(msg)
+            if isinstance(state, str):
+                self.warnings.ignored('joint_states', state)
+                return
+            stamp = msg.header.stamp
+            if is_zero_time(stamp):
+                stamp = self.get_clock().now().to_msg()
+            self.state = (state.position, state.velocity, stamp)
+
+    def on_command(self, msg):
+        """Keep the last valid effort command (joints order -> model)."""
+        if self.model is None:
+            return
+        command = message_vector(msg, self.model.nq, 'effort_commands')
+        if isinstance(command, str):
+            self.warnings.ignored('effort_commands', command)
+            return
+        tau = np.empty(self.model.nq)
+        tau[self.index] = command
+        self.command = tau
+
+    def on_timer(self):
+        """Linearize about the operating point and publish."""
+        with self.lock:
+            model, state, tau = self.model, self.state, self.command
+            index, joint_names = self.index, self.joint_names
+        if model is None or state is None:
+            return
+        q, qd, stamp = state
+        if tau is None:
+            tau = gravity_torques(model, q)
+        dt = self.get_parameter('discrete_dt').value
+        try:
+            A, B = linearize(model, q, qd, tau, dt=dt if dt > 0 else None)
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+            self.warnings.warn('linearize', 'no linearization published: %s'
+                               % error)
+            return
+        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+            self.warnings.warn('not finite', 'no linearization published: '
+                               'A or B is not finite')
+            return
+        rows = state_order(index)
+        self.a_publisher.publish(matrix_message(A[np.ix_(rows, rows)]))
+        self.b_publisher.publish(matrix_message(B[np.ix_(rows, index)]))
+        self.point_publisher.publish(joint_state_message(
+            joint_names, stamp, position=q[index],
+            velocity=qd[index], effort=tau[index]))
+
+
+main = entry_point(LinearizationNode)
+
+if __name__ == '__main__':
+    raise SystemExit(main())

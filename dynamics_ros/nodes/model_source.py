@@ -1,0 +1,326 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Where every dynamics_ros node gets its RobotModel from.
+
+Use::
+
+    from dynamics_ros.nodes.model_source import ModelSource
+
+    class MyNode(Node):
+        def __init__(self):
+            super().__init__('my_node')
+            self.model = None                      # set before ModelSource:
+            self.source = ModelSource(self, self.on_model)  # may call back now
+
+        def on_model(self, model, joint_names):
+            self.model = model                     # a dynamics_ros RobotModel
+            self.index = model_index(model, joint_names)
+
+``on_model(model, joint_names)`` is called on every successful (re)build,
+possibly from inside the ``ModelSource`` constructor, always on the
+executor thread.  ``model`` is in model order (parents first);
+``joint_names`` is the order of the ``joints`` parameter, the order of every
+array a node publishes.  ``model_index(model, joint_names)[k]`` is the
+model coordinate of ``joint_names[k]``: ``x_model[index] = x_joints`` and
+``x_joints = x_model[index]``.  ``source.model``, ``source.joint_names``
+and ``source.index`` hold the latest (None before the first model).
+
+Parameters (``declare_model_parameters(node)``; ModelSource declares any
+that are missing):
+
+- ``robot_description`` (string, ''): URDF XML; used when non-empty;
+- ``urdf_path`` (string, ''): URDF (or .xacro, if xacro is installed) file,
+  used when ``robot_description`` is empty;
+- ``root_link``, ``tip_link`` (string, ''): cut the model (see
+  ``dr.load_urdf``); '' = the URDF's root / the whole tree;
+- ``joints`` (string[], default: all movable joints in model order): the
+  joint order of inputs and outputs; must name every movable joint of the
+  (cut) model exactly once;
+- ``gravity`` (double[3], [0, 0, -9.81]) in the root link's frame;
+- with ``payload=True`` (the default): ``payload.mass`` (kg, 0.0),
+  ``payload.com`` (3, m) and ``payload.inertia`` (6: ixx ixy ixz iyy iyz izz,
+  kg m^2, about the payload's centre of mass), all in the frame of
+  ``tip_link`` (else of the last body), merged into that link's body
+  (``dynamics_ros.model.payload.add_payload``).
+
+Sources, latest wins: the parameters at start-up, then every message on the
+relative topic ``robot_description`` (std_msgs/String, reliable,
+transient-local, depth 1, as robot_state_publisher publishes it; a message
+identical to the URDF in use is ignored).  Every parameter above can be
+changed at run time (``ros2 param set``): the model is rebuilt with the new
+values, and a set that would not give a valid model is rejected with the
+reason.  A URDF on the topic that does not give a valid model is logged
+(throttled warning) and the previous model is kept.  Invalid gravity or
+payload values at start-up raise ``ModelError``; a URDF parameter that
+fails at start-up is logged as an error and the node waits for the topic.
+"""
+
+from collections import namedtuple
+import os
+
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.parameter import Parameter
+from std_msgs.msg import String
+
+from .conversions import ThrottledWarnings
+from .qos import DESCRIPTION_QOS
+from ..errors import ModelError
+from ..model.payload import add_payload, check_payload
+from ..model.urdf import load_urdf
+
+MODEL_PARAMETERS = {
+    'robot_description': ('', 'URDF XML of the robot (else urdf_path, else '
+                              'the robot_description topic)'),
+    'urdf_path': ('', 'URDF or xacro file used when robot_description is '
+                      'empty'),
+    'root_link': ('', 'link that becomes the fixed base (empty: URDF root)'),
+    'tip_link': ('', 'keep only the chain from root_link to this link '
+                     '(empty: whole tree); the payload is attached to it'),
+    'joints': (Parameter.Type.STRING_ARRAY,
+               'joint order of all inputs and outputs (unset: all movable '
+               'joints in model order)'),
+    'gravity': ([0.0, 0.0, -9.81], 'gravity vector in the root link frame, '
+                                   'm/s^2'),
+}
+
+PAYLOAD_PARAMETERS = {
+    'payload.mass': (0.0, 'payload mass at the tip, kg'),
+    'payload.com': ([0.0, 0.0, 0.0], 'payload centre of mass in the tip link '
+                                     'frame, m'),
+    'payload.inertia': ([0.0] * 6, 'payload inertia about its centre of mass '
+                                   '(ixx ixy ixz iyy iyz izz), kg m^2'),
+}
+
+NO_MODEL = 'no robot model yet (robot_description)'
+
+Settings = namedtuple('Settings', 'root_link tip_link joints gravity payload')
+
+
+def declare_model_parameters(node, payload=True):
+    """Declare the model (and payload) parameters not declared yet."""
+    table = dict(MODEL_PARAMETERS)
+    if payload:
+        table.update(PAYLOAD_PARAMETERS)
+    for name, (default, description) in table.items():
+        if not node.has_parameter(name):
+            node.declare_parameter(
+                name, default, ParameterDescriptor(description=description))
+
+
+def model_index(model, joint_names):
+    """Return the model coordinate of each name in ``joint_names``."""
+    return np.array([model.joint_index(name) for name in joint_names],
+                    dtype=int)
+
+
+def resolve_joints(model, joints):
+    """
+    Return the joint order: ``joints``, or the model order if None/empty.
+
+    Raises ModelError unless ``joints`` names every movable joint of the
+    model exactly once.
+    """
+    if not joints:
+        return list(model.joint_names)
+    joints = list(joints)
+    duplicated = sorted({j for j in joints if joints.count(j) > 1})
+    unknown = [j for j in joints if j not in model.joint_names]
+    missing = [j for j in model.joint_names if j not in joints]
+    if duplicated or unknown or missing:
+        faults = []
+        for label, names in (('duplicated', duplicated),
+                             ('not movable joints of the model', unknown),
+                             ('missing', missing)):
+            if names:
+                faults.append('%s: %s' % (label, ', '.join(names)))
+        raise ModelError(
+            'parameter joints must name every movable joint of model %r '
+            'exactly once (%s; model joints: %s)' % (
+                model.name, '; '.join(faults), ', '.join(model.joint_names)))
+    return joints
+
+
+def read_urdf_file(path):
+    """Return the URDF XML of a .urdf file, or of a .xacro file via xacro."""
+    if not os.path.isfile(path):
+        raise ModelError('urdf_path %r does not exist' % path)
+    if path.endswith('.xacro'):
+        try:
+            import xacro
+        except ImportError:
+            raise ModelError('urdf_path %r is a xacro file but the xacro '
+                             'package is not installed' % path)
+        return xacro.process_file(path).toxml()
+    with open(path, encoding='utf-8') as stream:
+        return stream.read()
+
+
+def build_model(xml, settings):
+    """Return (model with payload, joint order) or raise ModelError."""
+    model = load_urdf(xml, root_link=settings.root_link or None,
+                      tip_link=settings.tip_link or None,
+                      gravity=settings.gravity)
+    joint_names = resolve_joints(model, settings.joints)
+    if settings.payload is not None:
+        mass, com, inertia = settings.payload
+        model = add_payload(model, mass, com, inertia,
+                            link=settings.tip_link or None)
+    return model, joint_names
+
+
+def check_settings(settings):
+    """Raise ModelError if gravity or the payload is invalid."""
+    gravity = np.asarray(settings.gravity, dtype=float)
+    if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
+        raise ModelError('gravity must be 3 finite numbers, got %r'
+                         % (list(settings.gravity),))
+    if settings.payload is not None:
+        check_payload(*settings.payload)
+
+
+class ModelSource:
+    """Build a RobotModel from parameters and the robot_description topic."""
+
+    def __init__(self, node, on_model, payload=True,
+                 topic='robot_description'):
+        """Declare parameters, build the first model, follow the topic."""
+        self.node = node
+        self.on_model = on_model
+        self.payload = payload
+        self.model = None
+        self.joint_names = None
+        self.index = None
+        self.xml = None
+        self.warnings = ThrottledWarnings(node.get_logger())
+        self._pending = None
+        declare_model_parameters(node, payload)
+        check_settings(self.settings())
+        self._build_from_parameters()
+        node.add_on_set_parameters_callback(self._validate_parameters)
+        self._apply_after_set = hasattr(
+            node, 'add_post_set_parameters_callback')
+        if self._apply_after_set:
+            node.add_post_set_parameters_callback(self._apply_parameters)
+        self.subscription = node.create_subscription(
+            String, topic, self._on_description, DESCRIPTION_QOS)
+
+    def _value(self, name, overrides=None):
+        """Return parameter ``name`` (from ``overrides`` when it is there)."""
+        if overrides and name in overrides:
+            return overrides[name]
+        try:
+            return self.node.get_parameter(name).value
+        except ParameterUninitializedException:
+            return None
+
+    def settings(self, overrides=None):
+        """Return the model Settings, with ``overrides`` {name: value}."""
+        payload = None
+        if self.payload:
+            payload = (self._value('payload.mass', overrides),
+                       list(self._value('payload.com', overrides)),
+                       list(self._value('payload.inertia', overrides)))
+        return Settings(
+            root_link=self._value('root_link', overrides),
+            tip_link=self._value('tip_link', overrides),
+            joints=list(self._value('joints', overrides) or []),
+            gravity=list(self._value('gravity', overrides)),
+            payload=payload)
+
+    def _parameter_xml(self, overrides=None):
+        """Return the URDF the parameters give, None if they give none."""
+        description = self._value('robot_description', overrides)
+        if description:
+            return description
+        path = self._value('urdf_path', overrides)
+        if path:
+            return read_urdf_file(path)
+        return None
+
+    def _build_from_parameters(self):
+        """Build the start-up model from robot_description or urdf_path."""
+        try:
+            xml = self._parameter_xml()
+            if xml is None:
+                self.node.get_logger().info(
+                    'no robot_description or urdf_path parameter: waiting '
+                    'for the robot_description topic')
+                return
+            self._use(xml, *build_model(xml, self.settings()), 'parameters')
+        except ModelError as error:
+            self.node.get_logger().error(
+                'cannot build the model from the parameters: %s; waiting '
+                'for the robot_description topic' % error)
+
+    def _use(self, xml, model, joint_names, origin):
+        """Make ``model`` current and tell the node."""
+        self.xml = xml
+        self.model = model
+        self.joint_names = joint_names
+        self.index = model_index(model, joint_names)
+        self.node.get_logger().info(
+            'model %r from %s: %d joints (%s), total mass %.4f kg' % (
+                model.name, origin, model.nq, ', '.join(joint_names),
+                model.total_mass))
+        try:
+            self.on_model(model, joint_names)
+        except Exception as error:  # a node bug must not kill the source
+            self.node.get_logger().error('on_model failed: %r' % error)
+
+    def _on_description(self, msg):
+        """Rebuild from a robot_description message; keep the old on error."""
+        if msg.data == self.xml:
+            return
+        try:
+            self._use(msg.data, *build_model(msg.data, self.settings()),
+                      'the robot_description topic')
+        except ModelError as error:
+            self.warnings.warn(
+                'robot_description',
+                'robot_description topic: URDF rejected, %s: %s' % (
+                    'keeping the previous model' if self.model is not None
+                    else 'still no model', error))
+
+    def _validate_parameters(self, parameters):
+        """Accept a parameter set only if it gives a valid model."""
+        overrides = {p.name: p.value for p in parameters
+                     if p.name in MODEL_PARAMETERS
+                     or (self.payload and p.name in PAYLOAD_PARAMETERS)}
+        if not overrides:
+            return SetParametersResult(successful=True)
+        try:
+            settings = self.settings(overrides)
+            check_settings(settings)
+            xml = self.xml
+            if {'robot_description', 'urdf_path'} & set(overrides):
+                xml = self._parameter_xml(overrides) or xml
+            built = None if xml is None else build_model(xml, settings)
+        except (ModelError, TypeError, ValueError) as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        self._pending = (xml, built)
+        if not self._apply_after_set:
+            self._apply_parameters(parameters)
+        return SetParametersResult(successful=True)
+
+    def _apply_parameters(self, parameters):
+        """Make the model validated by _validate_parameters current."""
+        if self._pending is None:
+            return
+        (xml, built), self._pending = self._pending, None
+        if built is not None:
+            self._use(xml, *built, 'changed parameters')

@@ -1,0 +1,241 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Start dynamics_ros nodes as processes and talk to them over DDS.
+
+Every process and the test's own rclpy context use one ``ROS_DOMAIN_ID``
+(one per test module, 100-140 for the node tests) with
+``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so no traffic leaves the
+loopback interface and modules do not hear each other.  Waits poll for a
+condition (discovery, a matching message) up to a generous timeout; no test
+depends on how fast anything is.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from rcl_interfaces.msg import Log
+from rcl_interfaces.srv import SetParameters
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+import yaml
+
+TIMEOUT = 60.0  # an upper bound for slow, loaded machines; waits end early
+WARN = 30
+
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+
+
+def node_environment(domain_id):
+    """Return the environment of a node process in ``domain_id``."""
+    env = dict(os.environ)
+    env.update(ROS_DOMAIN_ID=str(domain_id),
+               ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               PYTHONUNBUFFERED='1', RCUTILS_COLORIZED_OUTPUT='0',
+               PYTHONFAULTHANDLER='1')
+    env.pop('ROS_LOCALHOST_ONLY', None)
+    return env
+
+
+def die_with_parent():
+    """Ask Linux to send SIGTERM to this child when its parent dies."""
+    try:
+        import ctypes
+        ctypes.CDLL('libc.so.6').prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: a crashed test may leave a node running
+
+
+def executable(name):
+    """Return the command of console script ``name`` (else ``-m`` module)."""
+    script = os.path.join(os.path.dirname(sys.executable), name)
+    if os.path.isfile(script):
+        return [script]
+    return [sys.executable, '-m', 'dynamics_ros.nodes.' + name]
+
+
+class NodeProcess:
+    """A dynamics_ros node running in its own process."""
+
+    def __init__(self, name, domain_id, parameters=None, remaps=None,
+                 node_name=None, namespace=None):
+        """Start console script ``name`` with a parameter file."""
+        self.node_name = node_name or name
+        self.directory = tempfile.TemporaryDirectory(prefix='dr_node_')
+        params_path = os.path.join(self.directory.name, 'params.yaml')
+        with open(params_path, 'w', encoding='utf-8') as stream:
+            yaml.safe_dump({'/**': {'ros__parameters': dict(
+                parameters or {})}}, stream)
+        command = executable(name) + ['--ros-args', '--params-file',
+                                      params_path]
+        if node_name:
+            command += ['-r', '__node:=' + node_name]
+        if namespace:
+            command += ['-r', '__ns:=' + namespace]
+        for old, new in (remaps or {}).items():
+            command += ['-r', '%s:=%s' % (old, new)]
+        self.log_path = os.path.join(self.directory.name, 'output.log')
+        self.final_output = None
+        self.log = open(self.log_path, 'w', encoding='utf-8')
+        self.process = subprocess.Popen(
+            command, env=node_environment(domain_id), stdout=self.log,
+            stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+
+    def alive(self):
+        """Return True while the process runs."""
+        return self.process.poll() is None
+
+    def output(self):
+        """Return everything the process printed so far."""
+        if self.final_output is not None:
+            return self.final_output
+        with open(self.log_path, encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+    def wait_exit(self, timeout=TIMEOUT):
+        """Wait for the process to end by itself; return its status."""
+        return self.process.wait(timeout)
+
+    def stop(self):
+        """Stop with SIGINT (then SIGKILL); return the exit status."""
+        if self.alive():
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(10.0)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        status = self.process.returncode
+        self.final_output = self.output()
+        self.directory.cleanup()
+        return status
+
+
+class Collector:
+    """Every message received on one topic, in arrival order."""
+
+    def __init__(self, node, msg_type, topic, qos=10):
+        """Subscribe to ``topic``."""
+        self.messages = []
+        self.subscription = node.create_subscription(
+            msg_type, topic, self.messages.append, qos)
+
+    def clear(self):
+        """Forget the messages received so far."""
+        del self.messages[:]
+
+
+class RosTester:
+    """The test side: an rclpy context, a node and an executor."""
+
+    def __init__(self, domain_id, name='dynamics_ros_tester'):
+        """Join ``domain_id`` (localhost discovery only)."""
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node(name, context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.logs = Collector(self.node, Log, '/rosout', QoSProfile(
+            depth=1000, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+
+    def close(self):
+        """Leave the domain."""
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+    def spin(self, seconds):
+        """Process callbacks for ``seconds``."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def wait_for(self, condition, timeout=TIMEOUT, action=None, every=0.05,
+                 what='condition'):
+        """
+        Spin until ``condition()`` is true; fail after ``timeout`` s.
+
+        ``action()`` (e.g. publishing a request) runs first and then every
+        ``every`` seconds, so a message lost before discovery is repeated.
+        """
+        end = time.monotonic() + timeout
+        next_action = 0.0
+        while True:
+            if condition():
+                return
+            now = time.monotonic()
+            if now > end:
+                raise AssertionError('timed out waiting for %s' % what)
+            if action is not None and now >= next_action:
+                action()
+                next_action = now + every
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def wait_for_subscriber(self, publisher, timeout=TIMEOUT):
+        """Wait until ``publisher`` has a matched subscription."""
+        self.wait_for(lambda: publisher.get_subscription_count() > 0,
+                      timeout, what='a subscriber of %s' % publisher.topic)
+
+    def publisher(self, msg_type, topic, qos=10):
+        """Return a publisher on ``topic``."""
+        return self.node.create_publisher(msg_type, topic, qos)
+
+    def collector(self, msg_type, topic, qos=10):
+        """Return a Collector of ``topic``."""
+        return Collector(self.node, msg_type, topic, qos)
+
+    def set_parameters(self, node_name, **values):
+        """
+        Set parameters of a remote node; return the SetParametersResults.
+
+        Keyword ``a__b=value`` sets parameter ``a.b``; pass an rclpy
+        Parameter to give the type explicitly (an empty list, say).
+        """
+        client = self.node.create_client(
+            SetParameters, '/%s/set_parameters' % node_name)
+        try:
+            self.wait_for(lambda: client.service_is_ready(),
+                          what='service of %s' % node_name)
+            request = SetParameters.Request()
+            request.parameters = [
+                (value if isinstance(value, Parameter) else Parameter(
+                    name.replace('__', '.'), value=value)).to_parameter_msg()
+                for name, value in values.items()]
+            future = client.call_async(request)
+            self.wait_for(future.done, what='set_parameters reply')
+            return future.result().results
+        finally:
+            self.node.destroy_client(client)
+
+    def warnings(self, node_name, containing='', level=WARN):
+        """Return texts of /rosout logs of ``node_name`` at ``level`` or up."""
+        return [m.msg for m in self.logs.messages
+                if m.name == node_name and m.level >= level
+                and containing in m.msg]
+
+
+def all_finite(messages, field='data'):
+    """Return True when every number of every message's field is finite."""
+    return all(np.all(np.isfinite(np.asarray(getattr(m, field), dtype=float)))
+               for m in messages)
