@@ -54,6 +54,7 @@ setup(
             'inverse_dynamics_node = '
             'dynamics_ros.nodes.inverse_dynamics_node:main',
             'linearization_node = dynamics_ros.nodes.linearization_node:main',
+            'simulator_node = dynamics_ros.nodes.simulator_node:main',
         ],
     },
 )

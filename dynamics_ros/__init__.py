@@ -43,6 +43,7 @@ from .model.payload import add_payload
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
 from .model.urdf_writer import to_urdf
+from .sim.simulator import Simulator
 
 __version__ = '0.1.0'
 
@@ -61,6 +62,8 @@ __all__ = [
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # issue 8: flexible links (Mackay 1988)
     'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
+    # issue 6: simulator
+    'Simulator',
     # issue 5: payload and computed torque (used by the nodes)
     'add_payload', 'computed_torque',
     # issue 9: the compiled fast path (dr.fast.enable(False): numpy only)

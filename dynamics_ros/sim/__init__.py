@@ -12,4 +12,21 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""ROS-free simulation of robot models."""
+"""
+ROS-free simulation of robot models.
+
+- ``simulator``: ``Simulator`` (state, step, run) and its ``SimulationLog``;
+- ``compiled_step``: the compiled fixed step of a rigid model (kernel in
+  ``dynamics_ros.fast.sim_step``), which ``Simulator.step`` takes when it
+  can;
+- ``integrators``: ``rk4``, ``semi_implicit_euler``, ``Adaptive`` (solve_ivp);
+- ``joint_effects``: effort saturation, damping, Coulomb friction and joint
+  limits as impulses, continuous-joint wrap;
+- ``controllers``: per-joint PID and the ros2_control command modes
+  (effort, position, velocity, trajectory with effort feed-forward);
+- ``energy``: kinetic and potential energy, for conservation checks.
+"""
+
+from .simulator import SimulationLog, Simulator
+
+__all__ = ['SimulationLog', 'Simulator']

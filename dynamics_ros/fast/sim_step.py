@@ -1,0 +1,228 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One fixed simulator step of a rigid model, compiled: the smooth part.
+
+The step ``dynamics_ros.sim.simulator.Simulator.step`` takes with an effort
+held over the step, from the saturation of the effort to the end of the
+integration, in one call: the four (rk4) or one (semi-implicit Euler)
+articulated-body calls of ``aba.aba_sample`` run in the same machine code as
+the integrator's vector arithmetic, instead of a dozen numpy calls each.
+The arithmetic is that of ``sim.integrators`` and ``sim.joint_effects``
+operation for operation, so the results are the same numbers.
+
+What is left to the Python step: the friction and limit impulses (only on
+the steps where they act, the kernel says which), the wrap of continuous
+joints, and the error messages.
+"""
+
+import numpy as np
+
+from .aba import aba_sample
+from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
+
+# Rows of the joint table (``joint_table``).
+EFFORT_LIMIT = 0
+DAMPING = 1
+LOWER_LIMIT = 2
+UPPER_LIMIT = 3
+FRICTION = 4
+JOINT_ROWS = 5
+
+# Integrators (``INTEGRATOR_CODES``).
+RK4 = 0
+SEMI_IMPLICIT_EULER = 1
+INTEGRATOR_CODES = {'rk4': RK4, 'semi_implicit_euler': SEMI_IMPLICIT_EULER}
+
+# What ``fixed_step`` returns.
+DONE = 0            # z_next, zd_next are the state at the end of the step
+CONSTRAIN = 1       # friction or a limit acts: impulses still to be applied
+DIVERGED = 2        # the state is no longer finite
+BAD_EFFORT = 3      # the effort is not finite: nothing was computed
+BAD_SHAPES = 4      # arrays of the wrong sizes: nothing was computed
+
+# Rows of the scratch ``stages`` (STAGE_ROWS, nq): the state and torque of
+# the stage being evaluated, the stage velocities rk4 combines at the end,
+# and the accelerations of the (up to) four stages.
+STAGE_Q = 0
+STAGE_QD = 1
+STAGE_TAU = 2
+K2Q = 3
+K3Q = 4
+K1V = 5
+K2V = 6
+K3V = 7
+K4V = 8
+STAGE_ROWS = 9
+
+
+def joint_table(model):
+    """Return the (JOINT_ROWS, nq) per-joint constants the kernel reads."""
+    table = np.empty((JOINT_ROWS, model.nq))
+    table[EFFORT_LIMIT] = model.effort_limit
+    table[DAMPING] = model.damping
+    table[LOWER_LIMIT] = model.lower_limit
+    table[UPPER_LIMIT] = model.upper_limit
+    table[FRICTION] = model.friction
+    return table
+
+
+def stage_scratch(model):
+    """Return the scratch rows ``fixed_step`` needs for ``model``."""
+    return np.zeros((STAGE_ROWS, model.nq))
+
+
+@compiled
+def stage_acceleration(table, work, joints, damped, held, stages, out):
+    """
+    Write qdd at the stage state (rows STAGE_Q, STAGE_QD) to ``stages[out]``.
+
+    Simulator.acceleration: the held effort plus the viscous damping torque
+    ``-damping * qd`` (joint_effects.damping_torque), through ABA.
+    """
+    n = held.shape[0]
+    tau = stages[STAGE_TAU]
+    qd = stages[STAGE_QD]
+    if damped:
+        for i in range(n):
+            # effort + (-damping * qd), as numpy evaluates it.
+            tau[i] = held[i] + (-joints[DAMPING, i]) * qd[i]
+    else:
+        for i in range(n):
+            tau[i] = held[i]
+    aba_sample(table, stages[STAGE_Q], qd, tau, np.zeros((0, 6)),
+               stages[out], work)
+
+
+@compiled
+def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
+        qd_next):
+    """
+    Classical Runge-Kutta, operation for operation as integrators.rk4.
+
+    k1q = qd, k2q = qd + h k1v, k3q = qd + h k2v, k4q = qd + dt k3v; the
+    stage positions q + h k1q, q + h k2q, q + dt k3q.
+    """
+    n = q.shape[0]
+    h = 0.5 * dt
+    Q, QD = stages[STAGE_Q], stages[STAGE_QD]
+    for i in range(n):
+        Q[i] = q[i]
+        QD[i] = qd[i]
+    stage_acceleration(table, work, joints, damped, held, stages, K1V)
+    for i in range(n):
+        QD[i] = qd[i] + h * stages[K1V, i]
+        stages[K2Q, i] = QD[i]
+        Q[i] = q[i] + h * qd[i]
+    stage_acceleration(table, work, joints, damped, held, stages, K2V)
+    for i in range(n):
+        QD[i] = qd[i] + h * stages[K2V, i]
+        stages[K3Q, i] = QD[i]
+        Q[i] = q[i] + h * stages[K2Q, i]
+    stage_acceleration(table, work, joints, damped, held, stages, K3V)
+    for i in range(n):
+        QD[i] = qd[i] + dt * stages[K3V, i]   # k4q
+        Q[i] = q[i] + dt * stages[K3Q, i]
+    stage_acceleration(table, work, joints, damped, held, stages, K4V)
+    sixth = dt / 6.0
+    for i in range(n):
+        q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
+                                    + 2.0 * stages[K3Q, i] + QD[i])
+        qd_next[i] = qd[i] + sixth * (stages[K1V, i] + 2.0 * stages[K2V, i]
+                                      + 2.0 * stages[K3V, i]
+                                      + stages[K4V, i])
+
+
+@compiled
+def semi_implicit_euler(table, work, joints, damped, dt, q, qd, held,
+                        stages, q_next, qd_next):
+    """Symplectic Euler, as integrators.semi_implicit_euler."""
+    n = q.shape[0]
+    for i in range(n):
+        stages[STAGE_Q, i] = q[i]
+        stages[STAGE_QD, i] = qd[i]
+    stage_acceleration(table, work, joints, damped, held, stages, K1V)
+    for i in range(n):
+        qd_next[i] = qd[i] + dt * stages[K1V, i]
+        q_next[i] = q[i] + dt * qd_next[i]
+
+
+@compiled
+def end_of_step(joints, q, qd):
+    """
+    Return CONSTRAIN, DIVERGED or DONE for the integrated state.
+
+    CONSTRAIN on the steps Simulator._constrain has something to do:
+    a joint with Coulomb friction, or one at or past a position limit.
+    DIVERGED as the finite test of Simulator.step (sums in numpy's order
+    for fewer than 8 numbers).
+    """
+    n = q.shape[0]
+    for i in range(n):
+        if joints[FRICTION, i] > 0.0 or q[i] >= joints[UPPER_LIMIT, i] \
+                or q[i] <= joints[LOWER_LIMIT, i]:
+            return CONSTRAIN
+    positions = 0.0
+    velocities = 0.0
+    for i in range(n):
+        positions += q[i]
+        velocities += qd[i]
+    if not np.isfinite(positions + velocities):
+        return DIVERGED
+    return DONE
+
+
+@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
+        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
+        VECTOR)
+def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
+               stages, applied, z_next, zd_next):
+    """
+    Integrate one step of ``dt`` under ``effort``; return a status above.
+
+    ``table``, ``work``: the packed model (packing.packed); ``joints``: its
+    ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
+    whether any joint has viscous damping; ``stages``: ``stage_scratch``.
+    Writes the saturated effort to ``applied`` and the integrated state to
+    ``z_next``, ``zd_next``.
+    """
+    n = table.shape[0] - 1
+    if not (z.size == zd.size == effort.size == applied.size
+            == z_next.size == zd_next.size == joints.shape[1] == n
+            and joints.shape[0] == JOINT_ROWS
+            and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
+            and work.shape[0] == n + 2):
+        return BAD_SHAPES
+    # As Simulator._vector: one sum is finite exactly when every term is.
+    total = 0.0
+    for i in range(n):
+        total += effort[i]
+    if not np.isfinite(total):
+        return BAD_EFFORT
+    for i in range(n):
+        # np.clip(effort, -limit, limit) (joint_effects.saturate_effort),
+        # as numpy computes it: min(max(effort, -limit), limit) with
+        # max(a, b) = a if a > b else b, min(a, b) = a if a < b else b.
+        limit = joints[EFFORT_LIMIT, i]
+        value = effort[i]
+        value = value if value > -limit else -limit
+        applied[i] = value if value < limit else limit
+    if method == RK4:
+        rk4(table, work, joints, damped, dt, z, zd, applied, stages, z_next,
+            zd_next)
+    else:
+        semi_implicit_euler(table, work, joints, damped, dt, z, zd, applied,
+                            stages, z_next, zd_next)
+    return end_of_step(joints, z_next, zd_next)

@@ -1,0 +1,677 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+simulator_node: the arm simulated on Gazebo / ros2_control joint topics.
+
+A controller written for Gazebo + ros2_control drives it unchanged.
+
+Publishes (relative names, reliable, depth 10):
+
+- ``joint_states`` (sensor_msgs/JointState, ``joints`` order: position,
+  velocity and the effort actually applied, after saturation), stamped with
+  the simulated time, every ``1 / publish_rate`` simulated seconds;
+- ``/clock`` (rosgraph_msgs/Clock) every step when ``publish_clock``;
+- ``flexible_state`` (sensor_msgs/JointState), only with ``flexible_config``:
+  the modal amplitudes (position) and rates (velocity) named
+  ``<link>/xy1``, ``<link>/xz1``, ..., then each flexible link's tip
+  deflection ``<link>/tip_y``, ``<link>/tip_z`` (m, in the beam frame) and
+  its rate; stamped and published with ``joint_states``.
+
+Commands (one value per joint in ``joints`` order, like
+forward_command_controller; a wrong-size or non-finite command is dropped
+with a throttled warning and the previous command kept):
+
+- ``effort_controller/commands`` (std_msgs/Float64MultiArray): efforts;
+- ``position_controller/commands``: positions, held by a per-joint PID on
+  effort (``pos_kp``, ``pos_ki``, ``pos_kd``, ``pos_max_integral_error``, as
+  gazebo_ros2_control's ``position_pid`` interface);
+- ``velocity_controller/commands``: velocities, PID ``vel_*``;
+- ``joint_trajectory_controller/joint_trajectory``
+  (trajectory_msgs/JointTrajectory): sampled as joint_trajectory_controller
+  samples it (dynamics_ros.control.trajectory), followed by the position PID
+  with the points' ``effort`` as feed-forward when every point has one.
+  ``header.stamp`` zero starts it on receipt, else at that simulated time.
+
+The last command received decides the mode; until one arrives the joints
+get zero effort.  Service ``~/reset`` (std_srvs/Trigger): back to the initial
+state and zero effort; simulated time runs on (no jump back of /clock).
+
+Parameters: ``rate`` (integration Hz, 1000), ``integrator`` (rk4 |
+semi_implicit_euler | adaptive), ``real_time_factor`` (1.0 paces to the wall
+clock, 0 runs as fast as possible), ``publish_rate`` (joint_states Hz of
+simulated time, 100; 0 = every step), ``publish_clock`` (true),
+``initial_positions`` (``joints`` order; unset: zero, or mid-range where
+zero is outside the limits), the PID gains above (one value, or one per
+joint; unset: ``pid_bandwidth`` Hz, 10, scaled by each joint's inertia at
+the initial positions, see dynamics_ros.sim.controllers.default_gains), and
+the model parameters of dynamics_ros.nodes.model_source.  A new model
+(parameters or the ``robot_description`` topic) restarts the simulation
+from the initial positions.
+
+``flexible_config`` (read-only, '' = rigid links): a flexible-link YAML file
+(dynamics_ros.flexible, Mackay 1988) applied to every model; the arm is then
+simulated over joints and modal amplitudes, the modes starting at rest
+under gravity, and ``joint_states`` still carries the joints.  A file that
+cannot be read, or that does not fit the model, stops the node at start-up
+with the reason.  The integration step should stay below 1/20 of the
+shortest natural period (a warning gives the rate needed).
+
+The integration runs in its own thread; message callbacks only queue what
+they received, and the thread applies it between two steps.  Each step
+is the ROS-free ``Simulator.step`` (compiled for a rigid model, see
+dynamics_ros.sim.simulator); ``joint_states`` and ``/clock`` are published
+as serialized messages whose stamp and numbers are rewritten in place
+(``SerializedMessage``), which costs a few microseconds instead of the
+conversion and serialization of a Python message.
+"""
+
+from array import array
+from collections import deque
+import math
+import struct
+import threading
+import time
+import traceback
+import warnings
+
+from builtin_interfaces.msg import Time
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.serialization import deserialize_message, serialize_message
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory
+
+from .conversions import (joint_state_message, message_vector, name_index,
+                          pick, ThrottledWarnings, time_message,
+                          trajectory_arrays)
+from .entry_point import entry_point
+from .model_source import ModelSource, NO_MODEL
+from .qos import COMMAND_QOS, PUBLISH_QOS
+from ..flexible.config import load_flexible, read_config
+from ..model.payload import payload_body
+from ..sim.controllers import default_gains, JointCommands, PidGains
+from ..sim.integrators import INTEGRATORS
+from ..sim.simulator import Simulator
+
+COMMAND_TOPICS = {
+    'effort': 'effort_controller/commands',
+    'position': 'position_controller/commands',
+    'velocity': 'velocity_controller/commands',
+}
+TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
+
+# Pacing: sleep only when ahead of the wall clock by more than this, and
+# stop trying to catch up when behind by more than LAG_LIMIT.
+SLEEP_THRESHOLD = 0.002
+LAG_LIMIT = 0.25
+CONTEXT_CHECK_EVERY = 64
+
+
+def doubles(values):
+    """Return a float64 numpy array as an array.array('d') (no copy loop)."""
+    return array('d', values.tobytes())
+
+
+# A stamp of (sec, nanosec) as CDR lays it out (little-endian int32, uint32),
+# and marker values that no serialized field holds by chance.
+STAMP = struct.Struct('<iI')
+MARKER_STAMP = (0x5EC0DE5, 0x3ADBEEF)
+MARKER_VALUE = 1234567.890625
+
+
+def found_once(data, marker):
+    """Return the offset of the only occurrence of ``marker``, else None."""
+    at = data.find(marker)
+    if not marker or at < 0 or data.find(marker, at + 1) >= 0:
+        return None
+    return at
+
+
+class SerializedMessage:
+    """
+    A message kept serialized, of which only the stamp and numbers change.
+
+    rclpy publishes ``bytes`` as a serialized message as they are: no
+    Python message is converted to C and serialized per step, which is most
+    of the cost of a small message.  The offsets of the stamp and of the
+    float64 arrays are found once by serializing ``prototype`` filled with
+    marker values (``fill``, which must give each array ``sizes[k]``
+    distinct markers), and checked by deserializing a filled copy; a
+    ValueError says the layout was not recognised (the caller then builds
+    messages as usual).
+    """
+
+    def __init__(self, prototype, fill, sizes):
+        stamp = Time(sec=MARKER_STAMP[0], nanosec=MARKER_STAMP[1])
+        markers = [MARKER_VALUE * (k + 1) + np.arange(size)
+                   for k, size in enumerate(sizes)]
+        fill(prototype, stamp, markers)
+        data = serialize_message(prototype)
+        self.stamp_at = found_once(data, STAMP.pack(*MARKER_STAMP))
+        offsets = [found_once(data, values.tobytes()) for values in markers]
+        if self.stamp_at is None or None in offsets:
+            raise ValueError('%s: serialized layout not recognised'
+                             % type(prototype).__name__)
+        self.buffer = bytearray(data)
+        # Views of the buffer, possibly unaligned: numpy copies into them.
+        self.arrays = [np.frombuffer(self.buffer, np.float64, size, at)
+                       for size, at in zip(sizes, offsets)]
+        self.check(prototype, fill)
+
+    def check(self, prototype, fill):
+        """Raise ValueError unless a filled copy reads back as it should."""
+        values = [np.linspace(-1.0, 1.0, numbers.size)
+                  for numbers in self.arrays]
+        data = self.serialized(1234567890123, values)
+        fill(prototype, Time(sec=1234, nanosec=567890123), values)
+        if deserialize_message(data, type(prototype)) != prototype:
+            raise ValueError('%s: serialized copy does not read back'
+                             % type(prototype).__name__)
+
+    def serialized(self, nanoseconds, values=()):
+        """Return the message stamped ``nanoseconds`` with ``values``."""
+        STAMP.pack_into(self.buffer, self.stamp_at,
+                        nanoseconds // 1000000000, nanoseconds % 1000000000)
+        for numbers, value in zip(self.arrays, values):
+            numbers[:] = value
+        return bytes(self.buffer)
+
+
+def fill_joint_state(msg, stamp, arrays):
+    """Set a JointState's stamp and its position, velocity, effort."""
+    msg.header.stamp = stamp
+    msg.position, msg.velocity, msg.effort = (doubles(np.asarray(values))
+                                              for values in arrays)
+
+
+def fill_clock(msg, stamp, arrays):
+    """Set a Clock's time (it has no arrays)."""
+    msg.clock = stamp
+
+
+def serialized_joint_state(joint_names):
+    """Return the SerializedMessage of a JointState, or None."""
+    n = len(joint_names)
+    try:
+        return SerializedMessage(joint_state_message(joint_names),
+                                 fill_joint_state, (n, n, n))
+    except ValueError:
+        return None
+
+
+def serialized_clock():
+    """Return the SerializedMessage of a Clock, or None."""
+    try:
+        return SerializedMessage(Clock(), fill_clock, ())
+    except ValueError:
+        return None
+
+
+def per_joint(name, values, n):
+    """Return ``values`` (1 or n numbers) as an (n,) array, or a reason."""
+    values = np.asarray(values, dtype=float).reshape(-1)
+    if values.size not in (1, n):
+        return '%s has %d values: give 1, or one per joint (%d)' % (
+            name, values.size, n)
+    if np.any(np.isnan(values)) or np.any(values < 0.0):
+        return '%s must be >= 0, got %s' % (name, values.tolist())
+    return np.broadcast_to(values, n).copy()
+
+
+def trajectory_efforts(msg, joint_names):
+    """
+    Return the (k, n) feed-forward efforts of a trajectory, None, or a reason.
+
+    Efforts are read by joint name into ``joint_names`` order; either every
+    point has them or none does.
+    """
+    counts = {len(point.effort) for point in msg.points}
+    if counts == {0}:
+        return None
+    if 0 in counts:
+        return 'JointTrajectory has efforts on some points only'
+    names = list(msg.joint_names)
+    index = name_index(names, joint_names, 'JointTrajectory')
+    if isinstance(index, str):
+        return index
+    efforts = []
+    for k, point in enumerate(msg.points):
+        values = pick(point.effort, index, len(names), 'effort', names,
+                      'JointTrajectory point %d' % k)
+        if isinstance(values, str):
+            return values
+        efforts.append(values)
+    return np.array(efforts)
+
+
+class SimulatorNode(Node):
+    """Simulate the model and speak ros2_control's joint topics."""
+
+    def __init__(self, **kwargs):
+        """Declare parameters, topics, the reset service and the model."""
+        super().__init__('simulator_node', **kwargs)
+        self.settings = self.read_parameters()
+        self.warnings = ThrottledWarnings(self.get_logger())
+        self.pending = deque()
+        self.simulation = None
+        self.joint_names = None
+        self.model_error = None
+        self.state_publisher = self.create_publisher(
+            JointState, 'joint_states', PUBLISH_QOS)
+        self.clock_publisher = self.create_publisher(
+            Clock, '/clock', PUBLISH_QOS)
+        self.clock_message = Clock()
+        self.serialized_clock = serialized_clock()
+        self.flexible_publisher = None
+        if self.settings['flexible_config']:
+            self.flexible_publisher = self.create_publisher(
+                JointState, 'flexible_state', PUBLISH_QOS)
+        for mode, topic in COMMAND_TOPICS.items():
+            self.create_subscription(
+                Float64MultiArray, topic,
+                lambda msg, mode=mode: self.on_command(mode, msg),
+                COMMAND_QOS)
+        self.create_subscription(JointTrajectory, TRAJECTORY_TOPIC,
+                                 self.on_trajectory, COMMAND_QOS)
+        self.create_service(Trigger, '~/reset', self.on_reset)
+        self.source = ModelSource(self, self.on_model)
+        if self.model_error is not None and self.simulation is None:
+            raise ValueError(self.model_error)
+        self.started = None   # (wall, simulated) time after the first step
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    # -- parameters -------------------------------------------------------
+
+    def declare(self, name, default, description):
+        """Declare a parameter (unset when ``default`` is a type)."""
+        self.declare_parameter(name, default, ParameterDescriptor(
+            description=description))
+
+    def optional(self, name):
+        """Return the value of a parameter that may be unset, else None."""
+        try:
+            return self.get_parameter(name).value
+        except ParameterUninitializedException:
+            return None
+
+    def read_parameters(self):
+        """Declare and check the simulator's own parameters."""
+        self.declare('rate', 1000.0, 'integration rate, Hz')
+        self.declare('integrator', 'rk4', ' | '.join(INTEGRATORS))
+        self.declare('real_time_factor', 1.0,
+                     'simulated / wall time; 0 = as fast as possible')
+        self.declare('publish_rate', 100.0,
+                     'joint_states rate, Hz of simulated time; 0 = every '
+                     'step')
+        self.declare('publish_clock', True, 'publish /clock every step')
+        self.declare('initial_positions', Parameter.Type.DOUBLE_ARRAY,
+                     'initial joint positions in joints order')
+        self.declare('pid_bandwidth', 10.0,
+                     'bandwidth of the automatic PID gains, Hz')
+        for prefix in ('pos', 'vel'):
+            for term in PID_TERMS:
+                self.declare('%s_%s' % (prefix, term),
+                             Parameter.Type.DOUBLE_ARRAY,
+                             '%s PID %s, one value or one per joint' % (
+                                 'position' if prefix == 'pos'
+                                 else 'velocity', term))
+        self.declare_parameter('flexible_config', '', ParameterDescriptor(
+            description='flexible-link YAML file (dynamics_ros.flexible); '
+            "'' = rigid links", read_only=True))
+        settings = {name: self.get_parameter(name).value for name in (
+            'rate', 'integrator', 'real_time_factor', 'publish_rate',
+            'publish_clock', 'pid_bandwidth', 'flexible_config')}
+        for name in ('rate', 'pid_bandwidth'):
+            if not (math.isfinite(settings[name]) and settings[name] > 0.0):
+                raise ValueError('%s must be > 0, got %r'
+                                 % (name, settings[name]))
+        for name in ('real_time_factor', 'publish_rate'):
+            if not (math.isfinite(settings[name]) and settings[name] >= 0.0):
+                raise ValueError('%s must be >= 0, got %r'
+                                 % (name, settings[name]))
+        if settings['integrator'] not in INTEGRATORS:
+            raise ValueError('integrator %r is not one of %s' % (
+                settings['integrator'], ', '.join(INTEGRATORS)))
+        if settings['flexible_config']:
+            # Read now, so that a missing or broken file stops the start
+            # even before a model arrives; checked against each model later.
+            try:
+                read_config(settings['flexible_config'])
+            except ValueError as error:
+                raise ValueError('flexible_config %r: %s' % (
+                    settings['flexible_config'], error))
+        return settings
+
+    def model_order(self, name, index):
+        """
+        Return parameter ``name`` in model order, None if unset, or a reason.
+
+        ``index[k]`` is the model coordinate of the k-th joint of ``joints``.
+        """
+        values = self.optional(name)
+        if values is None or len(values) == 0:
+            return None
+        n = index.size
+        if name == 'initial_positions':
+            values = np.asarray(values, dtype=float)
+            if values.size != n:
+                return '%s has %d values for %d joints' % (
+                    name, values.size, n)
+        else:
+            values = per_joint(name, values, n)
+            if isinstance(values, str):
+                return values
+        ordered = np.empty(n)
+        ordered[index] = values
+        return ordered
+
+    def gains(self, prefix, automatic, index):
+        """Return the PidGains of ``prefix`` ('pos'/'vel') or a reason."""
+        terms = {}
+        for term, default in zip(PID_TERMS, (
+                automatic.p, automatic.i, automatic.d, np.inf)):
+            value = self.model_order('%s_%s' % (prefix, term), index)
+            if isinstance(value, str):
+                return value
+            terms[term] = default if value is None else value
+        return PidGains(p=terms['kp'], i=terms['ki'], d=terms['kd'],
+                        max_integral_error=terms['max_integral_error'])
+
+    # -- model --------------------------------------------------------------
+
+    def on_model(self, model, joint_names):
+        """Build a simulation of a new model (from the executor thread)."""
+        try:
+            simulation = self.build_simulation(model, joint_names)
+        except ValueError as error:
+            self.model_error = 'cannot simulate model %r: %s' % (
+                model.name, error)
+            self.get_logger().error(self.model_error)
+            return
+        self.model_error = None
+        self.joint_names = list(joint_names)
+        if self.simulation is None:
+            self.simulation = simulation
+        else:
+            self.pending.append(('model', simulation))
+
+    def build_simulation(self, model, joint_names):
+        """Return the simulator, its commands and the joint order."""
+        index = np.array([model.joint_index(name) for name in joint_names],
+                         dtype=int)
+        q0 = self.model_order('initial_positions', index)
+        if isinstance(q0, str):
+            raise ValueError(q0)
+        start = 0.0 if self.simulation is None else \
+            self.simulation['simulator'].t
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            plant = self.flexible_model(model) \
+                if self.settings['flexible_config'] else model
+            simulator = Simulator(plant, dt=1.0 / self.settings['rate'],
+                                  integrator_name=self.settings['integrator'],
+                                  q0=q0, start_time=start)
+        for warning in caught:
+            self.get_logger().warning(str(warning.message))
+        rigid = model if simulator.flexible is None else \
+            simulator.flexible.rigid_model()
+        automatic = default_gains(rigid, simulator.initial_q,
+                                  self.settings['pid_bandwidth'])
+        gains = [self.gains(prefix, default, index)
+                 for prefix, default in zip(('pos', 'vel'), automatic)]
+        for value in gains:
+            if isinstance(value, str):
+                raise ValueError(value)
+        publish_rate = self.settings['publish_rate']
+        every = 1 if publish_rate <= 0.0 else max(
+            1, int(round(self.settings['rate'] / publish_rate)))
+        flexible = simulator.flexible_state()
+        return {'simulator': simulator,
+                'commands': JointCommands(model, *gains),
+                'index': index, 'joint_names': list(joint_names),
+                # joints in model order: publish without reordering
+                'model_order': bool(np.array_equal(index,
+                                                   np.arange(index.size))),
+                'publish_every': every,
+                'state_message': joint_state_message(joint_names),
+                'serialized_state': serialized_joint_state(joint_names),
+                'flexible_message': None if flexible is None else
+                joint_state_message(flexible[0])}
+
+    def flexible_model(self, model):
+        """Return the FlexibleModel of ``flexible_config`` on ``model``."""
+        path = self.settings['flexible_config']
+        try:
+            flexible = load_flexible(path, model=model)
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            # ModelError is a ValueError; the others come from values of
+            # the wrong type in the YAML.
+            raise ValueError('flexible_config %r: %s' % (path, error))
+        # A flexible link's declaration replaces its URDF inertial, and
+        # with it a payload merged there: refuse rather than drop it.
+        mass = self.optional('payload.mass')
+        if mass:
+            body = payload_body(model, self.optional('tip_link') or None)[0]
+            if body >= 0 and flexible.flexible[body] is not None:
+                raise ValueError(
+                    'payload.mass %g kg is on flexible link %r, whose '
+                    'declaration in flexible_config %r replaces its URDF '
+                    'inertial: declare the payload there as tip_mass' % (
+                        mass, model.body_names[body], path))
+        return flexible
+
+    # -- inputs (executor thread: queue only) -------------------------------
+
+    def on_command(self, mode, msg):
+        """Queue a forward command in ``joints`` order, or warn and drop."""
+        topic = COMMAND_TOPICS[mode]
+        if self.joint_names is None:
+            self.warnings.ignored(topic, NO_MODEL)
+            return
+        values = message_vector(msg, len(self.joint_names),
+                                '%s command' % mode)
+        if isinstance(values, str):
+            self.warnings.ignored(topic, values + '; keeping the previous '
+                                  'command')
+            return
+        self.pending.append((mode, values))
+
+    def on_trajectory(self, msg):
+        """Queue a trajectory to follow, or warn and drop it."""
+        simulation = self.simulation
+        if simulation is None:
+            self.warnings.ignored(TRAJECTORY_TOPIC, NO_MODEL)
+            return
+        model = simulation['simulator'].model
+        now = simulation['simulator'].t
+        trajectory = trajectory_arrays(msg, model.joint_names, now)
+        if isinstance(trajectory, str):
+            self.warnings.ignored(TRAJECTORY_TOPIC, trajectory)
+            return
+        efforts = trajectory_efforts(msg, model.joint_names)
+        if isinstance(efforts, str):
+            self.warnings.ignored(TRAJECTORY_TOPIC, efforts)
+            return
+        self.pending.append(('trajectory', (trajectory, efforts)))
+
+    def on_reset(self, request, response):
+        """Reset to the initial state once the loop has applied it."""
+        if self.simulation is None:
+            response.success = False
+            response.message = NO_MODEL
+            return response
+        done = threading.Event()
+        self.pending.append(('reset', done))
+        response.success = done.wait(10.0)
+        response.message = 'reset to the initial state' if response.success \
+            else 'the simulation loop did not answer'
+        return response
+
+    # -- simulation thread --------------------------------------------------
+
+    def apply(self, kind, value):
+        """Apply one queued input to the simulation (loop thread)."""
+        if kind == 'model':
+            self.simulation = value
+            return
+        simulation = self.simulation
+        simulator, commands = simulation['simulator'], simulation['commands']
+        if kind == 'reset':
+            simulator.reset(keep_time=True)
+            commands.reset()
+            value.set()
+            return
+        if kind == 'trajectory':
+            trajectory, efforts = value
+            trajectory.initial = (simulator.q.copy(), simulator.qd.copy())
+            trajectory.received_time = simulator.t
+            commands.follow(trajectory, efforts)
+            return
+        if value.size != simulator.model.nq:
+            return  # a command for the model that was replaced meanwhile
+        ordered = np.empty(simulator.model.nq)
+        ordered[simulation['index']] = value
+        {'effort': commands.command_effort,
+         'position': commands.command_position,
+         'velocity': commands.command_velocity}[kind](ordered)
+
+    def advance(self):
+        """Apply queued inputs, take one step, publish what is due."""
+        while self.pending:
+            self.apply(*self.pending.popleft())
+        simulation = self.simulation
+        simulator = simulation['simulator']
+        effort = simulation['commands'](simulator.t, simulator.q,
+                                        simulator.qd, simulator.dt)
+        simulator.step(effort)
+        # Serialized messages where their layout is known, else messages.
+        nanoseconds = int(round(simulator.t * 1e9))   # as time_message
+        if self.settings['publish_clock']:
+            if self.serialized_clock is not None:
+                self.clock_publisher.publish(
+                    self.serialized_clock.serialized(nanoseconds))
+            else:
+                self.clock_message.clock = time_message(simulator.t)
+                self.clock_publisher.publish(self.clock_message)
+        if simulator.steps % simulation['publish_every'] == 0:
+            index = simulation['index']
+            serialized = simulation['serialized_state']
+            if serialized is not None:
+                values = (simulator.q, simulator.qd, simulator.applied_effort)
+                if not simulation['model_order']:
+                    values = tuple(value[index] for value in values)
+                self.state_publisher.publish(serialized.serialized(
+                    nanoseconds, values))
+            else:
+                # One message per model, refilled each time (publish copies
+                # it out); arrays of doubles skip the per-element checks.
+                msg = simulation['state_message']
+                msg.header.stamp = time_message(simulator.t)
+                msg.position = doubles(simulator.q[index])
+                msg.velocity = doubles(simulator.qd[index])
+                msg.effort = doubles(simulator.applied_effort[index])
+                self.state_publisher.publish(msg)
+            flexible = simulation['flexible_message']
+            if flexible is not None:
+                stamp = time_message(simulator.t)
+                _, position, velocity = simulator.flexible_state()
+                flexible.header.stamp = stamp
+                flexible.position = doubles(position)
+                flexible.velocity = doubles(velocity)
+                self.flexible_publisher.publish(flexible)
+
+    def loop(self):
+        """Step until the node stops, paced by ``real_time_factor``."""
+        factor = self.settings['real_time_factor']
+        reference = None
+        count = 0
+        while not self.stopping.is_set():
+            # context.ok() costs about 1 us, a few % of a step: ask it every
+            # CONTEXT_CHECK_EVERY steps (a shut-down context also makes the
+            # next publish fail, which ends the loop below).
+            count += 1
+            if count % CONTEXT_CHECK_EVERY == 0 and not self.context.ok():
+                return
+            if self.simulation is None:
+                self.stopping.wait(0.05)
+                continue
+            try:
+                self.advance()
+            except FloatingPointError as error:
+                self.get_logger().error('%s; resetting' % error)
+                self.pending.append(('reset', threading.Event()))
+                continue
+            except Exception:
+                if self.stopping.is_set() or not self.context.ok():
+                    return  # shutting down: the publishers went away
+                self.warnings.warn('loop', 'simulation step failed: %s'
+                                   % traceback.format_exc())
+                self.stopping.wait(0.01)
+                continue
+            if self.started is None:   # after the first step: compiled
+                self.started = (time.perf_counter(),
+                                self.simulation['simulator'].t)
+            if factor > 0.0:
+                reference = self.pace(factor, reference)
+
+    def pace(self, factor, reference):
+        """Sleep to keep simulated time at ``factor`` x wall time."""
+        now = time.perf_counter()
+        simulated = self.simulation['simulator'].t
+        if reference is None or simulated < reference[1]:
+            return now, simulated
+        ahead = reference[0] + (simulated - reference[1]) / factor - now
+        if ahead > SLEEP_THRESHOLD:
+            self.stopping.wait(ahead)
+        elif ahead < -LAG_LIMIT:
+            self.warnings.warn(
+                'lag', 'simulation cannot keep up with real_time_factor %g '
+                '(integration rate %g Hz)' % (factor, self.settings['rate']))
+            return now, simulated
+        return reference
+
+    def destroy_node(self):
+        """Stop the simulation thread, then the node."""
+        stopping = getattr(self, 'stopping', None)
+        if stopping is not None:
+            stopping.set()
+            self.thread.join(5.0)
+            self.log_real_time_factor()
+        return super().destroy_node()
+
+    def log_real_time_factor(self):
+        """Log how fast the simulation ran, from its first step to now."""
+        if self.started is None or self.simulation is None:
+            return
+        wall = time.perf_counter() - self.started[0]
+        simulated = self.simulation['simulator'].t - self.started[1]
+        self.get_logger().info(
+            'simulated %.3f s in %.3f s of wall time: real-time factor %.3f'
+            % (simulated, wall, simulated / max(wall, 1e-9)))
+
+
+main = entry_point(SimulatorNode)
+
+if __name__ == '__main__':
+    raise SystemExit(main())

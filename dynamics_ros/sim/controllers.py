@@ -1,0 +1,207 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Joint controllers of the simulator: what turns a command into joint effort.
+
+The shapes are ros2_control's: an effort command goes straight to the joint;
+a position or velocity command goes through a per-joint PID on effort, with
+the gains gazebo_ros2_control uses for its ``position_pid`` /
+``velocity_pid`` interfaces (``pos_kp``, ``pos_ki``, ``pos_kd``,
+``pos_max_integral_error``, and ``vel_*`` likewise); a trajectory is sampled
+as joint_trajectory_controller samples it and followed by the position PID,
+with the trajectory's effort added as feed-forward (JTC's effort interface
+from Jazzy on).  Everything is in model joint order and ROS-free.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..control.computed_torque import position_error
+from ..control.trajectory import sample
+from ..dynamics.crba import mass_matrix
+
+MODES = ('effort', 'position', 'velocity', 'trajectory')
+
+
+@dataclass
+class PidGains:
+    """Per-joint PID gains; the integral of the error is clamped."""
+
+    p: np.ndarray
+    i: np.ndarray
+    d: np.ndarray
+    max_integral_error: np.ndarray = field(default=None)
+
+    def __post_init__(self):
+        """Make every gain a float array of one size."""
+        self.p = np.asarray(self.p, dtype=float)
+        n = self.p.size
+        self.i = np.broadcast_to(np.asarray(self.i, dtype=float), n).copy()
+        self.d = np.broadcast_to(np.asarray(self.d, dtype=float), n).copy()
+        limit = np.inf if self.max_integral_error is None else \
+            self.max_integral_error
+        self.max_integral_error = np.broadcast_to(
+            np.asarray(limit, dtype=float), n).copy()
+
+
+def default_gains(model, q, bandwidth_hz=10.0, damping_ratio=1.0):
+    """
+    Position and velocity PID gains scaled by each joint's own inertia.
+
+    With the diagonal of M(q) (armature included) as the inertia each joint
+    sees, the position loop is a critically damped second-order system of
+    natural frequency ``bandwidth_hz`` and the velocity loop a first-order
+    one of that bandwidth.  No integral action: set ``i`` to remove the
+    steady-state error gravity leaves.
+    """
+    inertia = np.diag(mass_matrix(model, q))
+    omega = 2.0 * np.pi * bandwidth_hz
+    zero = np.zeros(model.nq)
+    position = PidGains(p=inertia * omega ** 2,
+                        i=zero, d=2.0 * damping_ratio * omega * inertia)
+    velocity = PidGains(p=inertia * omega, i=zero, d=zero)
+    return position, velocity
+
+
+class JointPid:
+    """
+    Independent PID per joint: p e + i integral(e) + d de/dt.
+
+    ``error_rate`` is given when it is measured (the velocity error of a
+    position loop); otherwise it is the error's finite difference between
+    calls, as control_toolbox's Pid computes it.
+    """
+
+    def __init__(self, gains):
+        self.gains = gains
+        # Without integral gains the integral cannot act: skip it per step.
+        self.integrating = bool(np.any(gains.i != 0.0))
+        self.reset()
+
+    def reset(self):
+        """Forget the integral and the previous error."""
+        self.integral = np.zeros_like(self.gains.p)
+        self.last_error = None
+
+    def __call__(self, error, dt, error_rate=None):
+        """Return the effort for ``error`` held over the next ``dt``."""
+        error = np.asarray(error, dtype=float)
+        if error_rate is None:
+            error_rate = np.zeros_like(error) if self.last_error is None \
+                else (error - self.last_error) / dt
+        self.last_error = error
+        effort = self.gains.p * error + self.gains.d * error_rate
+        if not self.integrating:
+            return effort
+        limit = self.gains.max_integral_error
+        self.integral = np.clip(self.integral + error * dt, -limit, limit)
+        return effort + self.gains.i * self.integral
+
+
+@dataclass
+class FollowedTrajectory:
+    """
+    A trajectory (dynamics_ros.control.trajectory) with optional efforts.
+
+    ``efforts`` (k, n) are feed-forward torques at the waypoints, linearly
+    interpolated between them and held before the first and after the last;
+    None when the trajectory carries none.
+    """
+
+    trajectory: object
+    efforts: np.ndarray = None
+
+    def feedforward(self, time):
+        """Return the feed-forward effort at absolute ``time`` (or zeros)."""
+        n = self.trajectory.positions.shape[1]
+        if self.efforts is None:
+            return np.zeros(n)
+        times = self.trajectory.start_time + self.trajectory.times
+        return np.array([np.interp(time, times, self.efforts[:, j])
+                         for j in range(n)])
+
+
+class JointCommands:
+    """
+    The last command of any shape, turned into joint efforts every step.
+
+    The most recent command decides the mode (as switching ros2_control
+    controllers would); a new mode starts its PID afresh.  Until a command
+    arrives the joints get zero effort, like a Gazebo joint no controller
+    has claimed.
+    """
+
+    def __init__(self, model, position_gains, velocity_gains):
+        self.model = model
+        self.wrapping = bool(np.any(model.continuous))
+        self.position_pid = JointPid(position_gains)
+        self.velocity_pid = JointPid(velocity_gains)
+        self.reset()
+
+    def reset(self):
+        """Go back to zero effort and forget the controllers' history."""
+        self.mode = 'effort'
+        self.zero = np.zeros(self.model.nq)
+        self.target = np.zeros(self.model.nq)
+        self.followed = None
+        self.position_pid.reset()
+        self.velocity_pid.reset()
+
+    def _switch(self, mode):
+        if mode != self.mode:
+            self.position_pid.reset()
+            self.velocity_pid.reset()
+            self.mode = mode
+
+    def command_effort(self, effort):
+        """Apply ``effort`` (model order) until the next command."""
+        self._switch('effort')
+        self.target = np.array(effort, dtype=float)
+
+    def command_position(self, position):
+        """Hold ``position`` (model order) with the position PID."""
+        self._switch('position')
+        self.target = np.array(position, dtype=float)
+
+    def command_velocity(self, velocity):
+        """Track ``velocity`` (model order) with the velocity PID."""
+        self._switch('velocity')
+        self.target = np.array(velocity, dtype=float)
+
+    def follow(self, trajectory, efforts=None):
+        """Follow a control.trajectory.Trajectory in model joint order."""
+        self._switch('trajectory')
+        self.followed = FollowedTrajectory(trajectory, efforts)
+
+    def reference(self, t, q):
+        """Return the desired (q, qd, effort feed-forward) at time ``t``."""
+        if self.mode == 'position':
+            return self.target, self.zero, self.zero
+        if self.mode == 'trajectory':
+            q_desired, qd_desired, _ = sample(self.followed.trajectory, t)
+            return q_desired, qd_desired, self.followed.feedforward(t)
+        return q, self.zero, self.zero
+
+    def __call__(self, t, q, qd, dt):
+        """Return the joint effort to hold over [t, t + dt]."""
+        if self.mode == 'effort':
+            return self.target.copy()
+        if self.mode == 'velocity':
+            return self.velocity_pid(self.target - qd, dt)
+        q_desired, qd_desired, feedforward = self.reference(t, q)
+        error = position_error(self.model, q_desired, q) if self.wrapping \
+            else q_desired - q
+        return self.position_pid(error, dt, qd_desired - qd) + feedforward

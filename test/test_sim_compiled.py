@@ -1,0 +1,250 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Test the compiled simulator step against the Python step it stands in for.
+
+The kernel (dynamics_ros.fast.sim_step) does the Python step's arithmetic
+operation for operation, in the same order, and calls the same ABA
+recursion; the steps where friction or a limit acts end in the same Python
+impulse code.  So the states are compared for exact equality, which is
+stronger than the usual 1e-9: a reordered sum or a missed damping term
+would show up as a difference of rounding size.
+
+Also the serialized messages simulator_node publishes: they must read back
+as the JointState and Clock it published before.
+"""
+
+from conftest import assert_close
+import dynamics_ros as dr
+from dynamics_ros import fast
+from dynamics_ros.sim import compiled_step
+from dynamics_ros.sim.controllers import default_gains, JointCommands
+from dynamics_ros.sim.simulator import Simulator
+import numpy as np
+from oracle import example_arm_xml
+import pytest
+from urdf_factory import random_urdf
+
+pytestmark = pytest.mark.skipif(not fast.ENABLED,
+                                reason='the compiled path is off')
+
+STEPS = 400
+
+
+class Spy:
+    """Stand in for a simulator's CompiledStep; record the statuses."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.statuses = []
+
+    @property
+    def kernel(self):
+        """Return the kernel module (loaded by the first call)."""
+        return self.compiled.kernel
+
+    def __call__(self, *arguments):
+        """Run the compiled step and note its status."""
+        result = self.compiled(*arguments)
+        self.statuses.append(int(result[0]))
+        return result
+
+
+def twins(model, integrator, **options):
+    """Return a compiled simulator (spied on) and a Python one."""
+    compiled = Simulator(model, dt=1e-3, integrator_name=integrator,
+                         **options)
+    python = Simulator(model, dt=1e-3, integrator_name=integrator, **options)
+    assert compiled.compiled is not None
+    compiled.compiled = Spy(compiled.compiled)
+    python.compiled = None
+    return compiled, python
+
+
+def assert_same_state(compiled, python):
+    """Assert both simulators hold exactly the same state and effort."""
+    assert compiled.t == python.t
+    for field in ('z', 'zd', 'applied_effort'):
+        a, b = getattr(compiled, field), getattr(python, field)
+        assert np.array_equal(a, b), '%s differs by %g' % (
+            field, np.max(np.abs(a - b)))
+
+
+@pytest.fixture(scope='module')
+def panda():
+    """Return the Panda model (damped joints, limits, effort limits)."""
+    return dr.load_urdf(example_arm_xml('panda'))
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_panda_under_a_position_pid_steps_as_in_python(panda, integrator):
+    q0 = 0.5 * (np.clip(panda.lower_limit, -2.0, 2.0)
+                + np.clip(panda.upper_limit, -2.0, 2.0))
+    compiled, python = twins(panda, integrator, q0=q0)
+    controllers = [JointCommands(panda, *default_gains(panda, q0))
+                   for _ in range(2)]
+    for commands in controllers:
+        commands.command_position(q0 + 0.3)
+    for _ in range(STEPS):
+        for simulator, commands in zip((compiled, python), controllers):
+            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
+                                    simulator.dt))
+        assert_same_state(compiled, python)
+    # Every step went through the kernel, and the arm moved towards the
+    # target (a kernel that did nothing would stay at q0).
+    assert len(compiled.compiled.statuses) == STEPS
+    assert np.all(np.abs(compiled.q - q0) > 1e-3)
+
+
+@pytest.mark.parametrize('friction', [False, True])
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_limits_friction_saturation_and_wrap_as_in_python(friction,
+                                                          integrator):
+    # A tree with prismatic and continuous joints, damping, and efforts
+    # above the effort limit (100) driving joints onto their limits.
+    model = dr.load_urdf(random_urdf(1, 6, tree=True, prismatic=True,
+                                     continuous=True))
+    rng = np.random.default_rng(7)
+    model.damping = rng.uniform(0.0, 0.5, model.nq)
+    if friction:
+        model.friction = np.where(rng.uniform(size=model.nq) < 0.5,
+                                  rng.uniform(0.5, 3.0, model.nq), 0.0)
+    compiled, python = twins(model, integrator, qd0=rng.normal(size=6))
+    wraps = saturated = 0
+    for k in range(STEPS):
+        effort = 150.0 * np.sin(0.02 * k + np.arange(model.nq))
+        before = compiled.q.copy()
+        compiled.step(effort)
+        python.step(effort)
+        assert_same_state(compiled, python)
+        wraps += np.sum(np.abs(compiled.q - before) > np.pi)
+        saturated += np.sum(np.abs(compiled.applied_effort) == 100.0)
+    statuses = compiled.compiled.statuses
+    kernel = compiled.compiled.kernel
+    assert wraps > 0 and saturated > 0
+    if friction:   # friction acts on every step
+        assert set(statuses) == {kernel.CONSTRAIN}
+    else:          # the limits on some steps only
+        assert set(statuses) == {kernel.DONE, kernel.CONSTRAIN}
+
+
+def test_no_effort_and_effort_lists_as_in_python(panda):
+    compiled, python = twins(panda, 'rk4', qd0=np.linspace(-1.0, 1.0, 7))
+    for effort in (None, [1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0],
+                   np.arange(7, dtype=int), np.ones((7, 1))):
+        compiled.step(effort)
+        python.step(effort)
+        assert_same_state(compiled, python)
+    assert len(compiled.compiled.statuses) == 4
+
+
+@pytest.mark.parametrize('effort', [
+    np.ones(6), np.array([np.nan] + [0.0] * 6),
+    np.array([np.inf, -np.inf] + [0.0] * 5), [np.inf] + [0.0] * 6])
+def test_bad_efforts_raise_the_python_step_errors(panda, effort):
+    compiled, python = twins(panda, 'rk4')
+    errors = []
+    for simulator in (compiled, python):
+        with pytest.raises(ValueError) as error:
+            simulator.step(effort)
+        errors.append(str(error.value))
+        assert simulator.steps == 0
+    assert errors[0] == errors[1]
+    assert 'effort must be 7 finite values' in errors[0]
+
+
+def test_divergence_raises_the_python_step_error(panda):
+    model = dr.load_urdf(example_arm_xml('panda'))
+    model.lower_limit = np.full(model.nq, -np.inf)
+    model.upper_limit = np.full(model.nq, np.inf)
+    compiled, python = twins(model, 'rk4', qd0=np.full(7, 1e200))
+    errors = []
+    for simulator in (compiled, python):
+        with pytest.raises(FloatingPointError) as error:
+            simulator.step()
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]
+    assert 'diverged at t = 0 s' in errors[0]
+    assert compiled.compiled.statuses == [compiled.compiled.kernel.DIVERGED]
+
+
+def test_a_changed_model_is_packed_again(panda):
+    model = dr.load_urdf(example_arm_xml('panda'))
+    compiled, python = twins(model, 'rk4', qd0=np.ones(7))
+    compiled.step()
+    python.step()
+    # Assigning a field drops the packed copy: the kernel must see it.
+    model.damping = np.full(7, 2.0)
+    model.effort_limit = np.full(7, 0.5)
+    for simulator in (compiled, python):
+        simulator.step(np.full(7, 3.0))
+    assert_same_state(compiled, python)
+    assert np.all(compiled.applied_effort == 0.5)
+
+
+def test_switching_the_compiled_path_off_steps_in_python(panda):
+    compiled, python = twins(panda, 'rk4', qd0=np.ones(7))
+    previous = fast.enable(False)
+    try:
+        compiled.step(np.ones(7))
+    finally:
+        fast.enable(previous)
+    python.step(np.ones(7))
+    assert compiled.compiled.statuses == []
+    # The numpy reference ABA against the compiled one: equal to 1e-9.
+    assert_close(compiled.zd, python.zd, what='velocities')
+    assert_close(compiled.z, python.z, what='positions')
+
+
+def test_the_adaptive_integrator_has_no_compiled_step(panda):
+    assert Simulator(panda, integrator_name='adaptive').compiled is None
+
+
+def test_serialized_joint_states_read_back_as_messages():
+    rclpy_serialization = pytest.importorskip('rclpy.serialization')
+    from dynamics_ros.nodes.conversions import (joint_state_message,
+                                                time_message)
+    from dynamics_ros.nodes.simulator_node import (serialized_clock,
+                                                   serialized_joint_state)
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+    names = ['joint_%d' % k for k in range(7)]
+    serialized = serialized_joint_state(names)
+    clock = serialized_clock()
+    assert serialized is not None and clock is not None
+    rng = np.random.default_rng(3)
+    for t in (0.0, 0.001, 12.345, 4.0e5 + 1e-3):
+        values = rng.normal(size=(3, 7))
+        nanoseconds = int(round(t * 1e9))
+        data = serialized.serialized(nanoseconds, values)
+        expected = joint_state_message(names, time_message(t), *values)
+        assert rclpy_serialization.deserialize_message(
+            data, JointState) == expected
+        assert rclpy_serialization.deserialize_message(
+            clock.serialized(nanoseconds), Clock) == Clock(
+                clock=time_message(t))
+
+
+def test_a_kernel_that_fails_to_load_leaves_the_python_step(
+        panda, monkeypatch):
+    monkeypatch.setattr(compiled_step, 'load_kernel', lambda: None)
+    compiled = Simulator(panda, dt=1e-3, qd0=np.ones(7))
+    python = Simulator(panda, dt=1e-3, qd0=np.ones(7))
+    python.compiled = None
+    assert compiled.compiled is not None   # loaded on the first step
+    for simulator in (compiled, python):
+        simulator.step(np.ones(7))
+    assert compiled.compiled is None
+    assert_same_state(compiled, python)
