@@ -47,6 +47,7 @@ from dynamics_ros.dynamics.aba import reference_forward_dynamics  # noqa: E402
 from dynamics_ros.dynamics.bias import reference_bias_forces, \
     reference_gravity_torques  # noqa: E402
 from dynamics_ros.dynamics.crba import reference_mass_matrix  # noqa: E402
+from dynamics_ros.dynamics.linearize import reference_linearize  # noqa: E402
 from dynamics_ros.dynamics.rnea import \
     reference_inverse_dynamics  # noqa: E402
 import numpy as np  # noqa: E402
@@ -145,6 +146,7 @@ class Robot:
                 lambda: reference_forward_dynamics(m, q, qd, tau),
             'gravity_torques': lambda: reference_gravity_torques(m, q),
             'bias_forces': lambda: reference_bias_forces(m, q, qd),
+            'linearize': lambda: reference_linearize(m, q, qd, tau),
         }.get(function)
 
     def pinocchio(self, function, k=0, count=None):
@@ -188,19 +190,18 @@ def measure_robot(robot, sizes, calls, repeats):
                        'fast': timed[(function, 'ours')]}
             for function in FUNCTIONS}
     references = {function: robot.reference(function)
-                  for function in FUNCTIONS[:5]}
+                  for function in FUNCTIONS}
     timed = interleaved(references, calls, min(repeats, 3))
     for function in references:
         rows[function]['reference'] = timed[function]
     for size in sizes:
-        # No batch linearize yet (issue 9, phase 2).
         timed = interleaved(
             {(function, library): getattr(robot, library)(function,
                                                           count=size)
-             for function in FUNCTIONS[:5]
+             for function in FUNCTIONS
              for library in ('pinocchio', 'ours')},
             1, max(repeats // 2, 3))
-        for function in FUNCTIONS[:5]:
+        for function in FUNCTIONS:
             rows[function]['pinocchio_%d' % size] = \
                 timed[(function, 'pinocchio')] / size
             rows[function]['fast_%d' % size] = timed[(function, 'ours')] / size
@@ -256,6 +257,8 @@ dr.mass_matrix(model, q[None])
 dr.forward_dynamics(model, q[None], q[None], q[None])
 dr.gravity_torques(model, q[None])
 dr.bias_forces(model, q[None], q[None])
+dr.linearize(model, q, q, q)
+dr.linearize(model, q[None], q[None], q[None])
 every = time.perf_counter()
 print(json.dumps({'import': imported - start,
                   'first_inverse_dynamics': first - loaded,
@@ -331,7 +334,7 @@ def goals(results, sizes, growth, cold):
                    '%.2fx' % value, value <= 2.0))
     largest = max(sizes)
     for robot, rows in results.items():
-        for function in FUNCTIONS[:5]:
+        for function in FUNCTIONS:
             value = rows[function]['fast_%d' % largest] / \
                 rows[function]['pinocchio_%d' % largest]
             checks.append(('%s batch %d %s <= 0.5x Pinocchio looped'
@@ -391,7 +394,7 @@ def report(results, nqs, sizes, growth, cold, load, elapsed, repeats):
               'for completeness.', '',
               '## Cold start (fresh process, Panda)', '',
               '| numba cache | import [s] | first inverse_dynamics [s] | '
-              'first calls of all five, one state and a batch [s] |',
+              'first calls of all six, one state and a batch [s] |',
               '|---|---|---|---|']
     for label, values in cold.items():
         lines.append('| %s | %.3f | %.3f | %.3f |' % (
@@ -460,8 +463,7 @@ def main():
     for robot in robots:  # load (or compile) every kernel before timing
         for function in FUNCTIONS:
             robot.ours(function)()
-            if function != 'linearize':
-                robot.ours(function, count=2)()
+            robot.ours(function, count=2)()
     results, nqs = {}, {}
     for robot in robots:
         results[robot.name] = measure_robot(robot, sizes, calls, repeats)

@@ -22,15 +22,29 @@ identity at qdd = FD(q, qd, tau) (implicit function theorem) gives
 
 which is how Carpentier and Mansard (2018, sec. IV) obtain the derivatives
 of the articulated-body algorithm.  M comes out of the same derivative pass
-(``inverse_dynamics_derivatives``); M^-1 from its Cholesky factor.
+(``inverse_dynamics_derivatives``); M^-1 from its Cholesky factor.  In numpy
+(``reference_forward_dynamics_derivatives``), or compiled
+(``dynamics_ros.fast.aba_derivatives``) when numba is installed.
 """
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .aba import forward_dynamics
-from .rnea_derivatives import inverse_dynamics_derivatives
+from .aba import reference_forward_dynamics
+from .rnea_derivatives import per_sample_tuple, \
+    reference_inverse_dynamics_derivatives
+from .. import fast
 from ..errors import ModelError
+
+
+def singular_inertia_error(model=None, sample=None):
+    """Return the ModelError for an M that is not positive definite."""
+    return ModelError(
+        'the joint-space inertia M of model %r is not positive definite%s '
+        '(a subtree without mass or inertia and no armature?): forward '
+        'dynamics and its derivatives are undefined'
+        % (model.name if model is not None else '?',
+           '' if sample is None else ' at state %d of the batch' % sample))
 
 
 def inverse_inertia(M, model=None):
@@ -38,11 +52,7 @@ def inverse_inertia(M, model=None):
     try:
         factor = cho_factor(M)
     except np.linalg.LinAlgError:
-        raise ModelError(
-            'the joint-space inertia M of model %r is not positive definite '
-            '(a subtree without mass or inertia and no armature?): forward '
-            'dynamics and its derivatives are undefined'
-            % (model.name if model is not None else '?'))
+        raise singular_inertia_error(model)
     return cho_solve(factor, np.eye(M.shape[0]))
 
 
@@ -52,11 +62,27 @@ def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
 
     Returns ``(dqdd_dq, dqdd_dqd, Minv)``, each (nq, nq), where
     ``Minv = dqdd/dtau``; the same as Pinocchio's computeABADerivatives.
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
+    (N, nq, 6).
     """
+    if fast.ENABLED:
+        try:
+            return fast.aba_derivatives.forward_dynamics_derivatives(
+                model, q, qd, tau, f_ext)
+        except fast.Unavailable:
+            pass
+    return per_sample_tuple(reference_forward_dynamics_derivatives, model,
+                            ('q', 'qd', 'tau'), (q, qd, tau), f_ext,
+                            forces=True)
+
+
+def reference_forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
+    """Forward-dynamics Jacobians of one state in numpy: the reference."""
     with np.errstate(invalid='ignore', divide='ignore'):
         # A singular M is reported by inverse_inertia, not by ABA.
-        qdd = forward_dynamics(model, q, qd, tau, f_ext)
-    dtau_dq, dtau_dqd, M = inverse_dynamics_derivatives(
+        qdd = reference_forward_dynamics(model, q, qd, tau, f_ext)
+    dtau_dq, dtau_dqd, M = reference_inverse_dynamics_derivatives(
         model, q, qd, qdd, f_ext)
     Minv = inverse_inertia(M, model)
     return -Minv @ dtau_dq, -Minv @ dtau_dqd, Minv

@@ -43,30 +43,40 @@ Joint friction conventions (URDF ``<dynamics>``):
 Discrete time (``dt``): zero-order hold, the exponential of the augmented
 matrix, expm([[A, B], [0, 0]] dt) = [[A_d, B_d], [0, I]] (Van Loan 1978),
 the same as ``scipy.signal.cont2discrete(..., method='zoh')``.
+
+The continuous (A, B) are computed compiled (``dynamics_ros.fast.linearize``)
+when numba is installed, else by the numpy reference path
+(``reference_linearize``); the exponential is scipy's either way.
 """
 
 import numpy as np
 from scipy.linalg import expm
 
-from .aba import forward_dynamics
+from .aba import reference_forward_dynamics
 from .aba_derivatives import inverse_inertia
 from .kinematics import as_vector
-from .rnea import inverse_dynamics
-from .rnea_derivatives import inverse_dynamics_derivatives
+from .rnea import reference_inverse_dynamics
+from .rnea_derivatives import per_sample_tuple, \
+    reference_inverse_dynamics_derivatives
+from .. import fast
 
 
 def zero_order_hold(A, B, dt):
-    """Discretize (A, B) with input held constant over ``dt`` seconds."""
+    """
+    Discretize (A, B) with input held constant over ``dt`` seconds.
+
+    A stack of models, (N, n, n) and (N, n, m), gives stacks.
+    """
     dt = float(dt)
     if not np.isfinite(dt) or dt <= 0.0:
         raise ValueError('dt must be a positive number of seconds, got %r'
                          % dt)
-    n, m = B.shape
-    augmented = np.zeros((n + m, n + m))
-    augmented[:n, :n] = A
-    augmented[:n, n:] = B
+    n, m = B.shape[-2:]
+    augmented = np.zeros(B.shape[:-2] + (n + m, n + m))
+    augmented[..., :n, :n] = A
+    augmented[..., :n, n:] = B
     exponential = expm(augmented * dt)
-    return exponential[:n, :n], exponential[:n, n:]
+    return exponential[..., :n, :n], exponential[..., :n, n:]
 
 
 def state_space(model, dtau_dq, dtau_dqd, M):
@@ -90,18 +100,35 @@ def linearize(model, q, qd, tau, dt=None):
     (dx/dt = A x + B u) when ``dt`` is None, else the zero-order-hold
     discrete model x[k+1] = A x[k] + B u[k] with sample time ``dt``.  Joint
     damping and armature of the model enter A and B (see the module notes).
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
     """
+    result = None
+    if fast.ENABLED:
+        try:
+            result = fast.linearize.linearize(model, q, qd, tau)
+        except fast.Unavailable:
+            pass
+    if result is None:
+        result = per_sample_tuple(reference_linearize, model,
+                                  ('q', 'qd', 'tau'), (q, qd, tau))
+    A, B = result
+    if dt is None:
+        return A, B
+    return zero_order_hold(A, B, dt)
+
+
+def reference_linearize(model, q, qd, tau):
+    """Continuous (A, B) of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
     qd = as_vector(model, qd, 'qd')
     tau = as_vector(model, tau, 'tau')
     with np.errstate(invalid='ignore', divide='ignore'):
         # A singular M is reported by inverse_inertia, not by ABA.
-        qdd = forward_dynamics(model, q, qd, tau - model.damping * qd)
-    A, B = state_space(model, *inverse_dynamics_derivatives(
+        qdd = reference_forward_dynamics(model, q, qd,
+                                         tau - model.damping * qd)
+    return state_space(model, *reference_inverse_dynamics_derivatives(
         model, q, qd, qdd))
-    if dt is None:
-        return A, B
-    return zero_order_hold(A, B, dt)
 
 
 def trajectory_samples(model, t, q, qd, qdd):
@@ -141,14 +168,13 @@ def linearize_trajectory(model, t, q, qd, qdd, discrete=False):
     """
     t, (q, qd, qdd) = trajectory_samples(model, t, q, qd, qdd)
     count, n = q.shape
-    tau = np.zeros((count, n))
-    A = np.zeros((count, 2 * n, 2 * n))
-    B = np.zeros((count, 2 * n, n))
-    for k in range(count):
-        tau[k] = inverse_dynamics(model, q[k], qd[k], qdd[k]) + \
-            model.damping * qd[k]
-        A[k], B[k] = state_space(model, *inverse_dynamics_derivatives(
-            model, q[k], qd[k], qdd[k]))
+    result = None
+    if fast.ENABLED:
+        try:
+            result = fast.linearize.linearize_trajectory(model, q, qd, qdd)
+        except fast.Unavailable:
+            pass
+    A, B, tau = result or reference_linearize_trajectory(model, q, qd, qdd)
     if not discrete:
         return A, B, tau
     if count < 2:
@@ -159,3 +185,17 @@ def linearize_trajectory(model, t, q, qd, qdd, discrete=False):
     for k, dt in enumerate(steps):
         A_d[k], B_d[k] = zero_order_hold(A[k], B[k], dt)
     return A_d, B_d, tau
+
+
+def reference_linearize_trajectory(model, q, qd, qdd):
+    """Continuous (A, B, tau) at each sample in numpy: the reference path."""
+    count, n = q.shape
+    tau = np.zeros((count, n))
+    A = np.zeros((count, 2 * n, 2 * n))
+    B = np.zeros((count, 2 * n, n))
+    for k in range(count):
+        tau[k] = reference_inverse_dynamics(model, q[k], qd[k], qdd[k]) + \
+            model.damping * qd[k]
+        A[k], B[k] = state_space(model, *reference_inverse_dynamics_derivatives(
+            model, q[k], qd[k], qdd[k]))
+    return A, B, tau

@@ -35,6 +35,11 @@ The three rules that differentiate the recursion (body coordinates):
 
 The derivative with respect to qdd is the joint-space inertia M (Turney et
 al.'s "strobing" with unit accelerations, done for all columns at once).
+
+This tangent recursion is the numpy reference path
+(``reference_inverse_dynamics_derivatives``); the compiled path
+(``dynamics_ros.fast.rnea_derivatives``) computes the same Jacobians from
+root-frame composites, entry by entry, as Pinocchio does.
 """
 
 import numpy as np
@@ -42,6 +47,8 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross
 from .spatial import cross_motion, skew
+from .. import fast
+from ..fast.samples import samples, wrenches
 
 
 def force_bar(h):
@@ -58,6 +65,32 @@ def force_bar(h):
     return bar
 
 
+def per_sample_tuple(function, model, names, arrays, f_ext=None,
+                     forces=False):
+    """
+    Evaluate a one-state numpy ``function`` returning a tuple, on a batch.
+
+    ``function(model, *arrays)`` (with ``f_ext`` last if ``forces``) takes
+    (nq,) arrays and returns a tuple of arrays; for (N, nq) arguments it
+    runs state by state and each member of the tuple is stacked to (N, ...).
+    """
+    if all(np.ndim(array) <= 1 for array in arrays):
+        return function(model, *arrays, *((f_ext,) if forces else ()))
+    arrays, size = samples(model, names, arrays)
+    f_ext = wrenches(model, f_ext, size) if forces else None
+    results = []
+    for k in range(size):
+        row = tuple(array[k] for array in arrays)
+        if forces:
+            row += (None if len(f_ext) == 0
+                    else f_ext[min(k, len(f_ext) - 1)],)
+        results.append(function(model, *row))
+    if size == 0:  # the shapes of one result, from the zero state
+        zero = function(model, *[np.zeros(model.nq)] * len(arrays))
+        return tuple(np.zeros((0,) + np.shape(part)) for part in zero)
+    return tuple(np.array(part) for part in zip(*results))
+
+
 def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     """
     Partial derivatives of ``inverse_dynamics`` at (q, qd, qdd).
@@ -66,8 +99,25 @@ def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     ``dtau_dq[i, j] = d tau_i / d q_j`` and ``M = d tau / d qdd`` the
     joint-space inertia (armature included).  ``f_ext`` are the same
     body-frame wrenches ``inverse_dynamics`` takes; fixed in their bodies,
-    they enter the derivatives through the transforms only.
+    they enter the derivatives through the transforms only.  A batch: q,
+    qd, qdd of shape (N, nq) (an (nq,) one is shared by all N states) give
+    three (N, nq, nq) arrays; f_ext is then (nq, 6) or (N, nq, 6).  Runs
+    compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_inverse_dynamics_derivatives``.
     """
+    if fast.ENABLED:
+        try:
+            return fast.rnea_derivatives.inverse_dynamics_derivatives(
+                model, q, qd, qdd, f_ext)
+        except fast.Unavailable:
+            pass
+    return per_sample_tuple(reference_inverse_dynamics_derivatives, model,
+                            ('q', 'qd', 'qdd'), (q, qd, qdd), f_ext,
+                            forces=True)
+
+
+def reference_inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
+    """Inverse-dynamics Jacobians of one state in numpy: the reference."""
     q = as_vector(model, q, 'q')
     qd = as_vector(model, qd, 'qd')
     qdd = as_vector(model, qdd, 'qdd')

@@ -17,10 +17,13 @@ Compiled fast path of the dynamics core (numba), on when numba is installed.
 
 ``inverse_dynamics``, ``mass_matrix``, ``forward_dynamics``,
 ``gravity_torques`` and ``bias_forces`` run the kernels of this package's
-modules ``rnea``, ``crba``, ``aba`` and ``bias``: the same recursions as the
-numpy reference path (``reference_*`` in ``dynamics_ros.dynamics``), compiled
-to machine code over a packed copy of the model, for one state or a batch of
-N states in one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
+modules ``rnea``, ``crba``, ``aba`` and ``bias``, and
+``inverse_dynamics_derivatives``, ``forward_dynamics_derivatives`` and
+``linearize`` those of ``rnea_derivatives``, ``aba_derivatives`` and
+``linearize``: the same quantities as the numpy reference path
+(``reference_*`` in ``dynamics_ros.dynamics``), compiled to machine code
+over a packed copy of the model, for one state or a batch of N states in
+one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
 environment, or after ``enable(False)``, the reference path runs instead.
 
 A kernel module is compiled on first use (seconds) and cached on disk by
@@ -39,6 +42,8 @@ except Exception:  # noqa: B902 (absent, or broken against this numpy)
 AVAILABLE = numba is not None
 ENABLED = AVAILABLE and os.environ.get('DYNAMICS_ROS_FAST', '1') != '0'
 KERNEL_MODULES = ('aba', 'bias', 'crba', 'rnea')
+# The analytic derivatives and the linearization (issue 9, phase 2).
+DERIVATIVE_MODULES = ('aba_derivatives', 'linearize', 'rnea_derivatives')
 
 
 class Unavailable(RuntimeError):
@@ -62,7 +67,7 @@ def enable(flag=True):
 
 def __getattr__(name):
     """Import (compile or load from cache) a kernel module on first use."""
-    if name not in KERNEL_MODULES:
+    if name not in KERNEL_MODULES + DERIVATIVE_MODULES:
         raise AttributeError('module %r has no attribute %r'
                              % (__name__, name))
     try:

@@ -23,7 +23,7 @@ compiling for seconds.
 import sys
 import time
 
-from . import AVAILABLE, KERNEL_MODULES
+from . import AVAILABLE, DERIVATIVE_MODULES
 
 
 def main():
@@ -34,11 +34,14 @@ def main():
         return 0
     import importlib
     total = time.perf_counter()
-    for name in sorted(KERNEL_MODULES, key=('rnea', 'bias', 'crba',
-                                            'aba').index):
+    # Dependencies first (the derivatives reuse rnea's and aba's helpers);
+    # sim_step is the simulator's compiled integration step.
+    order = ('rnea', 'bias', 'crba', 'aba') + DERIVATIVE_MODULES + (
+        'sim_step',)
+    for name in order:
         start = time.perf_counter()
         importlib.import_module('dynamics_ros.fast.' + name)
-        print('%-5s kernels ready in %.2f s' % (
+        print('%-16s kernels ready in %.2f s' % (
             name, time.perf_counter() - start))
     print('all ready in %.2f s' % (time.perf_counter() - total))
     return 0

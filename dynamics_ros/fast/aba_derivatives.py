@@ -1,0 +1,276 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled analytic derivatives of forward dynamics: dqdd/dq, dqdd/dqd, M^-1.
+
+As ``dynamics/aba_derivatives.py`` (Carpentier and Mansard 2018, sec. IV):
+the inverse-dynamics Jacobians (``rnea_derivatives``) at qdd = FD(q, qd,
+tau), and by the implicit function theorem dqdd/dx = -M^-1 dtau/dx,
+dqdd/dtau = M^-1.  The passes of ``rnea_derivatives`` give M (CRBA) and
+the bias forces h as well, so qdd = M^-1 (tau - h) comes from the same
+passes and the Cholesky factor M = L L^T that M^-1 needs anyway, instead
+of a separate articulated-body pass.  A factor that fails (M not positive
+definite: a subtree without mass or inertia and no armature) is reported,
+not used.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK
+from .packing import packed
+from .rnea import NO_FORCES
+from .rnea_derivatives import acceleration_pass, batch_wrenches, \
+    force_sums, inertia_pass, jacobian_entries, motion_pass, shapes_fit
+from .samples import samples, wrenches
+
+# What the one-state kernels return.
+DONE = 0
+BAD_SHAPES = 1
+NOT_POSITIVE_DEFINITE = 2
+
+
+@compiled
+def cholesky(M):
+    """
+    Overwrite the lower triangle of M with L, M = L L^T; False if M is not SPD.
+
+    Only the lower triangle of M is read, the upper one is left as it was;
+    the diagonal of L is stored inverted, 1 / L[i, i], for the solves.
+    """
+    n = M.shape[0]
+    for j in range(n):
+        pivot = M[j, j]
+        for k in range(j):
+            pivot -= M[j, k] * M[j, k]
+        if not pivot > 0.0:  # also NaN
+            return False
+        inverse = 1.0 / np.sqrt(pivot)
+        M[j, j] = inverse
+        for i in range(j + 1, n):
+            value = M[i, j]
+            for k in range(j):
+                value -= M[i, k] * M[j, k]
+            M[i, j] = value * inverse
+    return True
+
+
+@compiled
+def cholesky_solve_vector(L, x):
+    """Overwrite x with M^-1 x, M = L L^T from ``cholesky``."""
+    n = x.shape[0]
+    for i in range(n):
+        value = x[i]
+        for k in range(i):
+            value -= L[i, k] * x[k]
+        x[i] = value * L[i, i]
+    for i in range(n - 1, -1, -1):
+        value = x[i]
+        for k in range(i + 1, n):
+            value -= L[k, i] * x[k]
+        x[i] = value * L[i, i]
+
+
+@compiled
+def inverse_from_cholesky(L, Minv, row):
+    """
+    Write M^-1 = V^T V, V = L^-1, into ``Minv`` from ``cholesky``'s factor.
+
+    V (lower triangular) is built row by row in ``Minv``: row i of V is
+    (e_i - sum over k < i of L[i, k] V[k, :]) / L[i, i].  Then row r of
+    M^-1 is the sum over k >= r of V[k, r] V[k, :], gathered in ``row``
+    (n numbers of scratch) and written over row r of V, which later rows
+    no longer read.  Every update runs along a row (n^3 / 2 products).
+    """
+    n = L.shape[0]
+    for i in range(n):
+        for c in range(i + 1):
+            Minv[i, c] = 0.0
+        for k in range(i):
+            factor = -L[i, k]
+            for c in range(k + 1):
+                Minv[i, c] += factor * Minv[k, c]
+        Minv[i, i] = 1.0
+        for c in range(i + 1):
+            Minv[i, c] *= L[i, i]  # the inverted diagonal
+    for r in range(n):
+        for c in range(n):
+            row[c] = 0.0
+        for k in range(r, n):
+            factor = Minv[k, r]
+            for c in range(k + 1):
+                row[c] += factor * Minv[k, c]
+        for c in range(n):
+            Minv[r, c] = row[c]
+
+
+@compiled
+def cholesky_solve(L, X, sign):
+    """
+    Overwrite X (n x m) with sign M^-1 X, M = L L^T from ``cholesky``.
+
+    Row by row (contiguous rows of m numbers): L Y = sign X forward, then
+    L^T Z = Y backward.
+    """
+    n, m = X.shape
+    for i in range(n):
+        for c in range(m):
+            X[i, c] *= sign
+        for k in range(i):
+            factor = L[i, k]
+            for c in range(m):
+                X[i, c] -= factor * X[k, c]
+        for c in range(m):
+            X[i, c] *= L[i, i]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            factor = L[k, i]
+            for c in range(m):
+                X[i, c] -= factor * X[k, c]
+        for c in range(m):
+            X[i, c] *= L[i, i]
+
+
+@compiled
+def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
+                               L, qdd, work):
+    """
+    Write qdd = FD(q, qd, tau) and the inverse-dynamics Jacobians there.
+
+    False, and the Jacobians not written, if M is not positive definite.
+    The accelerations come from the same passes instead of a separate ABA:
+    outward with qdd = 0, inward for M (the CRBA) and the bias torques
+    h = S . F, then qdd = M^-1 (tau - h) by the Cholesky factor of M, left
+    in the lower triangle of ``L`` for the caller; then the accelerations
+    and forces again, and the Jacobians.
+    """
+    n = q.shape[0]
+    motion_pass(table, q, qd, f_ext, work)
+    acceleration_pass(table, qd, qdd[:0], f_ext, work)
+    inertia_pass(table, work, L, qdd)
+    for i in range(n):
+        qdd[i] = tau[i] - qdd[i]
+    if not cholesky(L):
+        return False
+    cholesky_solve_vector(L, qdd)
+    acceleration_pass(table, qd, qdd, f_ext, work)
+    force_sums(table, work)
+    jacobian_entries(table, work, dtau_dq, dtau_dqd)
+    return True
+
+
+@compiled
+def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
+                           scratch, L, work):
+    """
+    Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
+
+    ``scratch`` (2 nq) and ``L`` (nq, nq) are scratch.  The torque is
+    copied to ``scratch`` so that ``forward_derivatives_sample`` has the
+    argument types ``linearize`` gives it, and compiles once for both.
+    """
+    n = q.shape[0]
+    torque = scratch[:n]
+    for i in range(n):
+        torque[i] = tau[i]
+    if not forward_derivatives_sample(table, q, qd, torque, f_ext, dqdd_dq,
+                                      dqdd_dqd, L, scratch[n:], work):
+        return False
+    inverse_from_cholesky(L, Minv, torque)
+    cholesky_solve(L, dqdd_dq, -1.0)
+    cholesky_solve(L, dqdd_dqd, -1.0)
+    return True
+
+
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, MATRIX, MATRIX, MATRIX)
+def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
+                                        dqdd_dq, dqdd_dqd, Minv):
+    """Write the three Jacobians of one state; return DONE or what failed."""
+    n = table.shape[0] - 1
+    if not (shapes_fit(table, work, q, qd, tau, f_ext)
+            and dqdd_dq.shape == dqdd_dqd.shape == Minv.shape == (n, n)):
+        return BAD_SHAPES
+    if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
+                              Minv, np.empty(2 * n), np.empty((n, n)), work):
+        return DONE
+    return NOT_POSITIVE_DEFINITE
+
+
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+        STACK, STACK, STACK, STACK)
+def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
+                                       dqdd_dq, dqdd_dqd, Minv):
+    """
+    Write the Jacobians of N states (rows of q, qd, tau), (N, nq, nq) each.
+
+    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (1, 0, 6) for none.
+    Returns -1, or the first state whose M is not positive definite.
+    """
+    n = q.shape[1]
+    scratch = np.empty(2 * n)
+    L = np.empty((n, n))
+    for k in range(q.shape[0]):
+        if not aba_derivatives_sample(table, q[k], qd[k], tau[k],
+                                      f_ext[min(k, f_ext.shape[0] - 1)],
+                                      dqdd_dq[k], dqdd_dqd[k], Minv[k],
+                                      scratch, L, work):
+            return k
+    return -1
+
+
+def not_positive_definite(model, sample=None):
+    """Return the ModelError of the numpy path, naming the batch state."""
+    from ..dynamics.aba_derivatives import singular_inertia_error
+    return singular_inertia_error(model, sample)
+
+
+def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
+    """
+    Compiled ``forward_dynamics_derivatives``: (dqdd_dq, dqdd_dqd, Minv).
+
+    Each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
+    """
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    status = BAD_SHAPES
+    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
+            q.ndim == 1 and f_ext is None:
+        dqdd_dq, dqdd_dqd, Minv = np.empty((3, n, n))
+        try:
+            status = forward_dynamics_derivatives_kernel(
+                table, work, q, qd, tau, NO_FORCES, dqdd_dq, dqdd_dqd, Minv)
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    if status == BAD_SHAPES:
+        (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
+        if size is not None:
+            dqdd_dq, dqdd_dqd, Minv = np.empty((3, size, n, n))
+            failed = forward_dynamics_derivatives_batch(
+                table, work, q, qd, tau, batch_wrenches(model, f_ext, size),
+                dqdd_dq, dqdd_dqd, Minv)
+            if failed >= 0:
+                raise not_positive_definite(model, failed)
+            return dqdd_dq, dqdd_dqd, Minv
+        dqdd_dq, dqdd_dqd, Minv = np.empty((3, n, n))
+        status = forward_dynamics_derivatives_kernel(
+            table, work, q, qd, tau, wrenches(model, f_ext), dqdd_dq,
+            dqdd_dqd, Minv)
+    if status == NOT_POSITIVE_DEFINITE:
+        raise not_positive_definite(model)
+    return dqdd_dq, dqdd_dqd, Minv

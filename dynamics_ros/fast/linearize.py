@@ -1,0 +1,176 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled continuous-time linearization (A, B), one state or a batch.
+
+As ``dynamics/linearize.py`` (Freeman 1985, eqs. 2-241...2-252): with
+x = [q; qd], u = tau and the joint damping torque -damping * qd,
+
+    A = [[0, I], [-M^-1 dtau/dq, -M^-1 (dtau/dqd + diag(damping))]],
+    B = [[0], [M^-1]],
+
+the inverse-dynamics Jacobians taken at qdd = FD(q, qd, tau - damping * qd)
+(``aba_derivatives``), and M^-1 from the Cholesky factor of M.  The
+zero-order-hold discretization (a matrix exponential) stays in scipy.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .aba_derivatives import BAD_SHAPES, cholesky_solve, DONE, \
+    forward_derivatives_sample, inverse_from_cholesky, \
+    NOT_POSITIVE_DEFINITE, not_positive_definite
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK
+from .packing import packed
+from .rnea import inverse_dynamics, NO_FORCES
+from .rnea_derivatives import shapes_fit
+from .samples import samples
+
+
+@compiled
+def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
+                     jacobians, work):
+    """
+    Write (A, B) about the operating point (q, qd, tau); False if not SPD.
+
+    ``no_forces`` is an empty (0, 6) wrench array (an argument, so that the
+    helpers see the type ``aba_derivatives`` gives them and compile once
+    for both); ``scratch`` (2 nq) and ``jacobians`` (3, nq, nq) are
+    scratch, the latter for dtau/dq, dtau/dqd and the Cholesky factor of M.
+    """
+    n = q.shape[0]
+    damped = scratch[:n]
+    for i in range(n):
+        damped[i] = tau[i] - damping[i] * qd[i]
+    dtau_dq = jacobians[0]
+    dtau_dqd = jacobians[1]
+    L = jacobians[2]
+    if not forward_derivatives_sample(table, q, qd, damped, no_forces,
+                                      dtau_dq, dtau_dqd, L, scratch[n:],
+                                      work):
+        return False
+    lower = A[n:]
+    for i in range(n):
+        for c in range(n):
+            A[i, c] = 0.0
+            A[i, n + c] = 1.0 if i == c else 0.0
+            B[i, c] = 0.0
+            lower[i, c] = dtau_dq[i, c]
+            lower[i, n + c] = dtau_dqd[i, c]
+        lower[i, n + i] += damping[i]
+    inverse_from_cholesky(L, B[n:], damped)
+    # The lower half of A is one contiguous (n, 2n) block: solved in place
+    # in rows of 2n numbers, faster than two products with M^-1.
+    cholesky_solve(L, lower, -1.0)
+    return True
+
+
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, INPUT_VECTOR, MATRIX, MATRIX)
+def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
+    """Write (A, B) of one operating point; return DONE or what failed."""
+    n = table.shape[0] - 1
+    if not (shapes_fit(table, work, q, qd, tau, no_forces)
+            and no_forces.shape[0] == 0 and damping.size == n
+            and A.shape == (2 * n, 2 * n) and B.shape == (2 * n, n)):
+        return BAD_SHAPES
+    if linearize_sample(table, q, qd, tau, no_forces, damping, A, B,
+                        np.empty(2 * n), np.empty((3, n, n)), work):
+        return DONE
+    return NOT_POSITIVE_DEFINITE
+
+
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+        MATRIX, INPUT_VECTOR, STACK, STACK)
+def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
+    """
+    Write (A, B) of N operating points (rows of q, qd, tau).
+
+    Returns -1, or the first state whose M is not positive definite.
+    """
+    n = q.shape[1]
+    scratch = np.empty(2 * n)
+    jacobians = np.empty((3, n, n))
+    for k in range(q.shape[0]):
+        if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,
+                                damping, A[k], B[k], scratch, jacobians,
+                                work):
+            return k
+    return -1
+
+
+def model_arrays(model):
+    """Return the packed model and the damping as the kernels take them."""
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    damping = model.damping
+    if damping.__class__ is not ndarray or damping.dtype != np.float64:
+        damping = np.asarray(damping, dtype=float)
+    return table, work, n, damping
+
+
+def linearize(model, q, qd, tau):
+    """
+    Compiled continuous ``linearize``: (A, B) about (q, qd, tau).
+
+    (2 nq, 2 nq) and (2 nq, nq) for one state, stacked (N, ...) for (N, nq)
+    arguments.
+    """
+    table, work, n, damping = model_arrays(model)
+    status = BAD_SHAPES
+    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
+            q.ndim == 1:
+        A = np.empty((2 * n, 2 * n))
+        B = np.empty((2 * n, n))
+        try:
+            status = linearize_kernel(table, work, q, qd, tau, NO_FORCES,
+                                      damping, A, B)
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    if status == BAD_SHAPES:
+        (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
+        if size is not None:
+            A = np.empty((size, 2 * n, 2 * n))
+            B = np.empty((size, 2 * n, n))
+            failed = linearize_batch(table, work, q, qd, tau, NO_FORCES,
+                                     damping, A, B)
+            if failed >= 0:
+                raise not_positive_definite(model, failed)
+            return A, B
+        A = np.empty((2 * n, 2 * n))
+        B = np.empty((2 * n, n))
+        status = linearize_kernel(table, work, q, qd, tau, NO_FORCES,
+                                  damping, A, B)
+    if status == NOT_POSITIVE_DEFINITE:
+        raise not_positive_definite(model)
+    return A, B
+
+
+def linearize_trajectory(model, q, qd, qdd):
+    """
+    Compiled (A, B, tau) at N samples (q, qd, qdd (N, nq), checked).
+
+    A (N, 2 nq, 2 nq), B (N, 2 nq, nq), tau (N, nq): the continuous model at
+    each sample and the torques (inverse dynamics + damping * qd).  (A, B)
+    are those of ``linearize`` at (q, qd, tau), whose forward dynamics give
+    back qdd up to round-off: two batch kernels compiled anyway, instead of
+    a third that would take about as long to compile as both.
+    """
+    tau = inverse_dynamics(model, q, qd, qdd) + model.damping * qd
+    A, B = linearize(model, q, qd, tau)
+    return A, B, tau

@@ -1,0 +1,405 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Compiled analytic derivatives of inverse dynamics: dtau/dq, dtau/dqd, M.
+
+The numpy reference (``dynamics/rnea_derivatives.py``) carries a tangent
+matrix through the body-frame RNEA.  Here every quantity is in the root
+frame, as in Carpentier and Mansard (2018, "Analytical derivatives of rigid
+body dynamics algorithms"): a change of q_k then moves the whole
+subtree of joint k as one rigid body, with twist S_k, and what is left over
+are a few 6-vectors per joint, so each entry of the Jacobians is a handful
+of 6-term dot products.
+
+Root-frame RNEA (Featherstone 2008, Table 5.1, written in one frame):
+v_i = v_p + S_i qd_i, a_i = a_p + S_i qdd_i + Psid_i qd_i,
+f_i = I_i a_i + v_i x* I_i v_i - f_ext_i, F_i = sum of f over the subtree
+of i, tau_i = S_i . F_i, with a_base = -g and
+
+    Psid_i = v_p x S_i  (= dS_i/dt),
+    Psidd_i = a_p x S_i + v_p x Psid_i.
+
+Differentiating (k an ancestor of body i, or i itself; body-fixed vectors
+turn at S_k x, so the "rigid" parts below are S_k x v_i, S_k x a_i, ...):
+
+    dv_i/dq_k = S_k x v_i + Psid_k,
+    da_i/dq_k = S_k x a_i + Psid_k x v_i + Psidd_k,
+    dv_i/dqd_k = S_k,   da_i/dqd_k = S_k x v_i + 2 Psid_k,
+
+so df_i/dq_k = S_k x* f_i + B_i Psid_k + I_i Psidd_k and
+df_i/dqd_k = B_i S_k + 2 I_i Psid_k, where
+B_i x = v_i x* (I_i x) - I_i (v_i x x) + x x* (I_i v_i) = (P_i + P_i^T) x +
+x x* h_i, with P_i = (v_i x*) I_i and h_i = I_i v_i.  Summed over subtrees
+(composites IC, PC, HC; P + P^T is nine numbers, ``store_coupling``) and
+projected on S_j, and since a rigid turn leaves S_j . F_j unchanged:
+
+- k ancestor of j, or k = j:  dtau_j/dq_k = S_j . (BC_j Psid_k + IC_j Psidd_k)
+  = r_j . Psid_k + s_j . Psidd_k and dtau_j/dqd_k = r_j . S_k
+  + 2 s_j . Psid_k, with r_j = BC_j^T S_j, s_j = IC_j S_j;
+- j a strict ancestor of k:  dtau_j/dq_k = S_j . (S_k x* F_k + BC_k Psid_k
+  + IC_k Psidd_k) and dtau_j/dqd_k = S_j . (BC_k S_k + 2 IC_k Psid_k);
+- M[j, k] = S_j . IC_k S_k (the CRBA), armature on the diagonal;
+- zero for two joints on different branches.
+
+Passes: outward for the motion (``motion_pass``) and the accelerations and
+forces (``acceleration_pass``), inward for the subtree sums and M
+(``inertia_pass``), then the entries, each joint walking up to the root
+(``jacobian_entries``): O(n d) work, d the depth of the tree.
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK
+from .crba import compose, root_joint_motion
+from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
+from .rnea import NO_FORCES
+from .samples import samples, wrenches
+from .spatial import add, add_rigid_inertia_to_parent, body_wrench, dot, \
+    force_cross, force_to_parent, inertia_times, joint_frame, load12, \
+    load6, motion_cross, scale, store, subtract, ZERO
+
+# Columns of a work row, all in the root frame: body pose, S, v, a,
+# Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
+# I v and external wrench; then the quantities summed over the subtree (one
+# run of columns, added to the parent's in one loop): F, the rigid inertia
+# IC, the momentum HC = sum I v and the block T of PC + PC^T (symmetric
+# 3x3: T00, T01, T02, T11, T12, T22; see ``store_coupling``).
+POSE = 0
+JOINT = 12
+VELOCITY = 18
+ACCELERATION = 24
+PSI_DOT = 30
+PSI_DDOT = 36
+BODY_INERTIA = 42
+BODY_MOMENTUM = 55
+EXTERNAL = 61
+FORCE = 67
+COMPOSITE = 73
+MOMENTUM = 86
+COUPLING = 92
+SUBTREE_SUMS_END = COUPLING + 6
+
+
+@compiled(inline=True)
+def store_coupling(v, work, i):
+    """
+    Write the block T of P + P^T, P = (v x*) I, for body i (root frame).
+
+    With v = [w; u] and I = [[Ibar, h x], [-h x, m 1]] (Featherstone eq.
+    2.63), P = [[w x Ibar - u x h x, w x h x + m u x], [-w x h x, m w x]],
+    and, skew matrices being antisymmetric (a x b x + b x a x =
+    a b^T + b a^T - 2 (a . b) 1, and w x h x - h x w x = (w x h) x),
+
+        P + P^T = [[T, p x], [-p x, 0]],
+        T = G + G^T - h u^T - u h^T + 2 (u . h) 1,   G = w x Ibar,
+
+    where p = m u + w x h is the linear part of the momentum I v.  So
+    (P + P^T) x needs only T and p, and both add up over a subtree.
+    """
+    k = BODY_INERTIA + 4
+    w0, w1, w2, u0, u1, u2 = v
+    h0 = work[i, BODY_INERTIA + 1]
+    h1 = work[i, BODY_INERTIA + 2]
+    h2 = work[i, BODY_INERTIA + 3]
+    # Columns of G = w x Ibar: w x (column c of Ibar).
+    a0, a1, a2 = work[i, k], work[i, k + 3], work[i, k + 6]
+    b0, b1, b2 = work[i, k + 1], work[i, k + 4], work[i, k + 7]
+    c0, c1, c2 = work[i, k + 2], work[i, k + 5], work[i, k + 8]
+    G00 = w1 * a2 - w2 * a1
+    G10 = w2 * a0 - w0 * a2
+    G20 = w0 * a1 - w1 * a0
+    G01 = w1 * b2 - w2 * b1
+    G11 = w2 * b0 - w0 * b2
+    G21 = w0 * b1 - w1 * b0
+    G02 = w1 * c2 - w2 * c1
+    G12 = w2 * c0 - w0 * c2
+    G22 = w0 * c1 - w1 * c0
+    uh = 2.0 * (u0 * h0 + u1 * h1 + u2 * h2)
+    store(work, i, COUPLING, (
+        2.0 * (G00 - h0 * u0) + uh, G01 + G10 - h0 * u1 - u0 * h1,
+        G02 + G20 - h0 * u2 - u0 * h2, 2.0 * (G11 - h1 * u1) + uh,
+        G12 + G21 - h1 * u2 - u1 * h2, 2.0 * (G22 - h2 * u2) + uh))
+
+
+@compiled(inline=True)
+def coupling_times(work, j, x):
+    """Return (PC_j + PC_j^T) x = [T x_w + p x x_u; x_w x p] (store_coupling)."""
+    T00, T01, T02, T11, T12, T22 = load6(work, j, COUPLING)
+    p0 = work[j, MOMENTUM + 3]
+    p1 = work[j, MOMENTUM + 4]
+    p2 = work[j, MOMENTUM + 5]
+    x0, x1, x2, y0, y1, y2 = x
+    return (T00 * x0 + T01 * x1 + T02 * x2 + p1 * y2 - p2 * y1,
+            T01 * x0 + T11 * x1 + T12 * x2 + p2 * y0 - p0 * y2,
+            T02 * x0 + T12 * x1 + T22 * x2 + p0 * y1 - p1 * y0,
+            x1 * p2 - x2 * p1, x2 * p0 - x0 * p2, x0 * p1 - x1 * p0)
+
+
+@compiled
+def motion_pass(table, q, qd, f_ext, work):
+    """
+    Outward pass: write what does not depend on qdd, body by body.
+
+    Pose, S, v, Psid; the body's rigid inertia and momentum in the root
+    frame (its own, and as the start of the subtree sums the composite
+    ones), T and its external wrench; the base's v = 0, a = -g (Turney's
+    elevator).
+    """
+    n = q.shape[0]
+    base = n + 1  # = -1: the parent index of root bodies
+    store(work, base, VELOCITY, ZERO)
+    store(work, base, ACCELERATION, (0.0, 0.0, 0.0, -table[n, GRAVITY],
+                                     -table[n, GRAVITY + 1],
+                                     -table[n, GRAVITY + 2]))
+    for i in range(n):
+        p = int(table[i, PARENT])
+        X = joint_frame(table, i, q[i])
+        pose = X if p < 0 else compose(load12(work, p, POSE), X)
+        S = root_joint_motion(table, i, pose)
+        v_parent = load6(work, p, VELOCITY)
+        v = add(v_parent, scale(S, qd[i]))
+        store(work, i, POSE, pose)
+        store(work, i, JOINT, S)
+        store(work, i, VELOCITY, v)
+        store(work, i, PSI_DOT, motion_cross(v_parent, S))
+        for k in range(13):
+            work[i, BODY_INERTIA + k] = 0.0
+        add_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
+                                    BODY_INERTIA)
+        h = inertia_times(work, i, BODY_INERTIA, v)
+        store(work, i, BODY_MOMENTUM, h)
+        store(work, i, MOMENTUM, h)
+        for k in range(13):
+            work[i, COMPOSITE + k] = work[i, BODY_INERTIA + k]
+        store_coupling(v, work, i)
+        if f_ext.shape[0] > 0:
+            store(work, i, EXTERNAL,
+                  force_to_parent(pose, body_wrench(f_ext, table, i)))
+
+
+@compiled
+def acceleration_pass(table, qd, qdd, f_ext, work):
+    """
+    Outward pass after ``motion_pass``: write a, Psidd and f of each body.
+
+    ``qdd`` of size 0: zero joint accelerations, and Psidd is not written
+    (only the forces are wanted then, for the bias torques).
+    """
+    accelerating = qdd.size > 0
+    for i in range(qd.shape[0]):
+        p = int(table[i, PARENT])
+        S = load6(work, i, JOINT)
+        psi_dot = load6(work, i, PSI_DOT)
+        a_parent = load6(work, p, ACCELERATION)
+        a = add(a_parent, scale(psi_dot, qd[i]))
+        if accelerating:
+            a = add(a, scale(S, qdd[i]))
+            store(work, i, PSI_DDOT, add(motion_cross(a_parent, S),
+                                         motion_cross(load6(work, p, VELOCITY),
+                                                      psi_dot)))
+        store(work, i, ACCELERATION, a)
+        f = add(inertia_times(work, i, BODY_INERTIA, a),
+                force_cross(load6(work, i, VELOCITY),
+                            load6(work, i, BODY_MOMENTUM)))
+        if f_ext.shape[0] > 0:
+            f = subtract(f, load6(work, i, EXTERNAL))
+        store(work, i, FORCE, f)
+
+
+@compiled
+def inertia_pass(table, work, M, bias):
+    """
+    Inward pass: sum F, IC, HC and T over subtrees; write M and S . F.
+
+    M[j, k] = S_k . IC_j S_j for j and each ancestor k (the CRBA,
+    Featherstone eq. 6.4; armature on the diagonal, zero across branches);
+    ``bias`` (unless of size 0) gets S_j . F_j, the joint torques of the
+    motion the forces come from.
+    """
+    n = table.shape[0] - 1
+    clear(table, M)
+    for j in range(n - 1, -1, -1):
+        S = load6(work, j, JOINT)
+        s = inertia_times(work, j, COMPOSITE, S)
+        M[j, j] = dot(S, s) + table[j, ARMATURE]
+        if bias.size > 0:
+            bias[j] = dot(S, load6(work, j, FORCE))
+        k = int(table[j, PARENT])
+        while k >= 0:
+            M[k, j] = dot(load6(work, k, JOINT), s)
+            M[j, k] = M[k, j]
+            k = int(table[k, PARENT])
+        p = int(table[j, PARENT])
+        if p >= 0:
+            for c in range(FORCE, SUBTREE_SUMS_END):
+                work[p, c] += work[j, c]
+
+
+@compiled
+def force_sums(table, work):
+    """Inward pass: sum the forces F over subtrees (the rest is summed)."""
+    for j in range(table.shape[0] - 2, -1, -1):
+        p = int(table[j, PARENT])
+        if p >= 0:
+            for c in range(FORCE, FORCE + 6):
+                work[p, c] += work[j, c]
+
+
+@compiled(inline=True)
+def clear(table, matrix):
+    """Zero a Jacobian of a branched tree (a chain's is written in full)."""
+    n = table.shape[0] - 1
+    if table[n, IS_CHAIN] == 0.0:
+        for r in range(matrix.shape[0]):
+            for c in range(matrix.shape[1]):
+                matrix[r, c] = 0.0
+
+
+@compiled
+def jacobian_entries(table, work, dtau_dq, dtau_dqd):
+    """Write dtau/dq and dtau/dqd from the subtree sums (module notes)."""
+    n = table.shape[0] - 1
+    clear(table, dtau_dq)
+    clear(table, dtau_dqd)
+    for j in range(n):
+        S = load6(work, j, JOINT)
+        F = load6(work, j, FORCE)
+        momentum = load6(work, j, MOMENTUM)
+        psi_dot = load6(work, j, PSI_DOT)
+        psi_ddot = load6(work, j, PSI_DDOT)
+        s = inertia_times(work, j, COMPOSITE, S)
+        # B S = (P + P^T) S + S x* HC; r = B^T S = (P + P^T) S - S x* HC.
+        PS = coupling_times(work, j, S)
+        S_momentum = force_cross(S, momentum)
+        r = subtract(PS, S_momentum)
+        dtau_dq[j, j] = dot(r, psi_dot) + dot(s, psi_ddot)
+        dtau_dqd[j, j] = dot(r, S) + 2.0 * dot(s, psi_dot)
+        # Columns of the strict ancestors k of j: S_k . G with
+        # G_q = S_j x* F_j + B_j Psid_j + IC_j Psidd_j and
+        # G_qd = B_j S_j + 2 IC_j Psid_j.
+        G_q = add(add(force_cross(S, F), coupling_times(work, j, psi_dot)),
+                  add(force_cross(psi_dot, momentum),
+                      inertia_times(work, j, COMPOSITE, psi_ddot)))
+        G_qd = add(add(PS, S_momentum),
+                   scale(inertia_times(work, j, COMPOSITE, psi_dot), 2.0))
+        k = int(table[j, PARENT])
+        while k >= 0:
+            S_k = load6(work, k, JOINT)
+            psi_dot_k = load6(work, k, PSI_DOT)
+            dtau_dq[j, k] = dot(r, psi_dot_k) + dot(s, load6(work, k,
+                                                             PSI_DDOT))
+            dtau_dqd[j, k] = dot(r, S_k) + 2.0 * dot(s, psi_dot_k)
+            dtau_dq[k, j] = dot(S_k, G_q)
+            dtau_dqd[k, j] = dot(S_k, G_qd)
+            k = int(table[k, PARENT])
+
+
+@compiled
+def rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
+                            work):
+    """
+    Write dtau/dq, dtau/dqd and M of one state (module notes).
+
+    ``f_ext`` (nq, 6) in the URDF body frames, or of size 0 for none;
+    ``work`` is the model's scratch.
+    """
+    motion_pass(table, q, qd, f_ext, work)
+    acceleration_pass(table, qd, qdd, f_ext, work)
+    inertia_pass(table, work, M, M[0, :0])  # (no bias torques wanted)
+    jacobian_entries(table, work, dtau_dq, dtau_dqd)
+
+
+@compiled
+def shapes_fit(table, work, q, qd, qdd, f_ext):
+    """Return True if one state's arrays fit the packed model."""
+    n = table.shape[0] - 1
+    return (q.size == qd.size == qdd.size == n and work.shape[0] == n + 2
+            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6)
+
+
+@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, MATRIX, MATRIX, MATRIX)
+def inverse_dynamics_derivatives_kernel(table, work, q, qd, qdd, f_ext,
+                                        dtau_dq, dtau_dqd, M):
+    """Write the three Jacobians of one state; False: bad shapes."""
+    n = table.shape[0] - 1
+    if not (shapes_fit(table, work, q, qd, qdd, f_ext)
+            and dtau_dq.shape == dtau_dqd.shape == M.shape == (n, n)):
+        return False
+    rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
+                            work)
+    return True
+
+
+@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+        STACK, STACK, STACK, STACK)
+def inverse_dynamics_derivatives_batch(table, work, q, qd, qdd, f_ext,
+                                       dtau_dq, dtau_dqd, M):
+    """
+    Write the Jacobians of N states (rows of q, qd, qdd), (N, nq, nq) each.
+
+    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (1, 0, 6) for none
+    (``batch_wrenches``).
+    """
+    for k in range(q.shape[0]):
+        rnea_derivatives_sample(table, q[k], qd[k], qdd[k],
+                                f_ext[min(k, f_ext.shape[0] - 1)],
+                                dtau_dq[k], dtau_dqd[k], M[k], work)
+
+
+# No external wrenches in a batch: each state's f_ext[0] is then (0, 6),
+# the same type as one state's (nq, 6) wrenches, so that a kernel's helpers
+# are compiled once for both (numba compiles per argument type).
+NO_BATCH_FORCES = np.zeros((1, 0, 6))
+
+
+def batch_wrenches(model, f_ext, size):
+    """Return the wrenches of a batch for the derivative kernels."""
+    return NO_BATCH_FORCES if f_ext is None else wrenches(model, f_ext, size)
+
+
+def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
+    """
+    Compiled ``inverse_dynamics_derivatives``: (dtau_dq, dtau_dqd, M).
+
+    Each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
+    """
+    try:
+        table, work, n = model._packed_model
+    except (AttributeError, TypeError):  # not packed yet
+        table, work, n = packed(model)
+    if ndarray is q.__class__ is qd.__class__ is qdd.__class__ and \
+            q.ndim == 1 and f_ext is None:
+        dtau_dq, dtau_dqd, M = np.empty((3, n, n))
+        try:
+            if inverse_dynamics_derivatives_kernel(
+                    table, work, q, qd, qdd, NO_FORCES, dtau_dq, dtau_dqd, M):
+                return dtau_dq, dtau_dqd, M
+        except TypeError:  # e.g. an int array: converted below
+            pass
+    (q, qd, qdd), size = samples(model, ('q', 'qd', 'qdd'), (q, qd, qdd))
+    if size is None:
+        dtau_dq, dtau_dqd, M = np.empty((3, n, n))
+        inverse_dynamics_derivatives_kernel(
+            table, work, q, qd, qdd, wrenches(model, f_ext), dtau_dq,
+            dtau_dqd, M)
+        return dtau_dq, dtau_dqd, M
+    dtau_dq, dtau_dqd, M = np.empty((3, size, n, n))
+    inverse_dynamics_derivatives_batch(
+        table, work, q, qd, qdd, batch_wrenches(model, f_ext, size), dtau_dq,
+        dtau_dqd, M)
+    return dtau_dq, dtau_dqd, M
