@@ -343,3 +343,15 @@ def test_a_bad_parameter_stops_the_node_with_the_reason():
     node.stop()
     assert status == 1
     assert "integrator 'euler' is not one of rk4" in output
+
+
+def test_a_parameter_of_the_wrong_type_stops_the_node_with_the_reason():
+    """Integers where doubles are declared: exit 1 and say so, no traceback."""
+    node = NodeProcess(NODE, DOMAIN_ID + 1, {
+        'urdf_path': URDF, 'initial_positions': [0, 0]})
+    status = node.wait_exit()
+    output = node.output()
+    node.stop()
+    assert status == 1
+    assert "'initial_positions'" in output and 'DOUBLE_ARRAY' in output
+    assert 'Traceback' not in output

@@ -34,6 +34,7 @@ import threading
 import traceback
 
 import rclpy
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
@@ -63,7 +64,9 @@ def run(node_class, args=None):
     failure = []
     try:
         node = node_class()
-    except (ModelError, ValueError) as error:
+    # ParameterException: a value of the wrong type on the command line or in
+    # a parameter file, e.g. [0, 0] (integers) where doubles are declared.
+    except (ModelError, ValueError, ParameterException) as error:
         failure.append('[%s] cannot start: %s\n' % (
             node_class.__name__, error))
     if node is not None:
