@@ -24,7 +24,6 @@ per-link cost, which is flat for an O(n) algorithm.  Run with
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
@@ -32,18 +31,8 @@ import dynamics_ros as dr  # noqa: E402
 import numpy as np  # noqa: E402
 from oracle import example_arm_xml, oracle_for  # noqa: E402
 import pinocchio as pin  # noqa: E402
+from timing import per_call  # noqa: E402
 from urdf_factory import serial_chain_urdf  # noqa: E402
-
-
-def per_call(function, calls, repeats=5):
-    """Return the median over ``repeats`` of the mean time of one call."""
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        samples.append((time.perf_counter() - start) / calls)
-    return float(np.median(samples))
 
 
 def compare_with_pinocchio(calls):

@@ -60,23 +60,13 @@ from rclpy.serialization import deserialize_message  # noqa: E402
 from ros_harness import NodeProcess, RosTester  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
+from timing import per_call  # noqa: E402
 
 # Domains 176-179: in process, rclpy subscriber, light subscriber, alone.
 DOMAIN_ID = 176
 RATE = 1000.0
 GOAL = 10.0
 TICK = os.sysconf('SC_CLK_TCK')
-
-
-def per_call(function, calls, repeats=5):
-    """Return the median over ``repeats`` of the mean time of one call."""
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        samples.append((time.perf_counter() - start) / calls)
-    return float(np.median(samples))
 
 
 def held_pose_run(model, q0, compiled=True):
