@@ -29,6 +29,8 @@ not used.
 import numpy as np
 from numpy import ndarray
 
+from .cholesky import cholesky, cholesky_solve_vector, inverse_factor, \
+    inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import packed
@@ -41,107 +43,6 @@ from .samples import samples, wrenches
 DONE = 0
 BAD_SHAPES = 1
 NOT_POSITIVE_DEFINITE = 2
-
-
-@compiled
-def cholesky(M):
-    """
-    Overwrite the lower triangle of M with L, M = L L^T; False if M is not SPD.
-
-    Only the lower triangle of M is read, the upper one is left as it was;
-    the diagonal of L is stored inverted, 1 / L[i, i], for the solves.
-    """
-    n = M.shape[0]
-    for j in range(n):
-        pivot = M[j, j]
-        for k in range(j):
-            pivot -= M[j, k] * M[j, k]
-        if not pivot > 0.0:  # also NaN
-            return False
-        inverse = 1.0 / np.sqrt(pivot)
-        M[j, j] = inverse
-        for i in range(j + 1, n):
-            value = M[i, j]
-            for k in range(j):
-                value -= M[i, k] * M[j, k]
-            M[i, j] = value * inverse
-    return True
-
-
-@compiled
-def cholesky_solve_vector(L, x):
-    """Overwrite x with M^-1 x, M = L L^T from ``cholesky``."""
-    n = x.shape[0]
-    for i in range(n):
-        value = x[i]
-        for k in range(i):
-            value -= L[i, k] * x[k]
-        x[i] = value * L[i, i]
-    for i in range(n - 1, -1, -1):
-        value = x[i]
-        for k in range(i + 1, n):
-            value -= L[k, i] * x[k]
-        x[i] = value * L[i, i]
-
-
-@compiled
-def inverse_from_cholesky(L, Minv, row):
-    """
-    Write M^-1 = V^T V, V = L^-1, into ``Minv`` from ``cholesky``'s factor.
-
-    V (lower triangular) is built row by row in ``Minv``: row i of V is
-    (e_i - sum over k < i of L[i, k] V[k, :]) / L[i, i].  Then row r of
-    M^-1 is the sum over k >= r of V[k, r] V[k, :], gathered in ``row``
-    (n numbers of scratch) and written over row r of V, which later rows
-    no longer read.  Every update runs along a row (n^3 / 2 products).
-    """
-    n = L.shape[0]
-    for i in range(n):
-        for c in range(i + 1):
-            Minv[i, c] = 0.0
-        for k in range(i):
-            factor = -L[i, k]
-            for c in range(k + 1):
-                Minv[i, c] += factor * Minv[k, c]
-        Minv[i, i] = 1.0
-        for c in range(i + 1):
-            Minv[i, c] *= L[i, i]  # the inverted diagonal
-    for r in range(n):
-        for c in range(n):
-            row[c] = 0.0
-        for k in range(r, n):
-            factor = Minv[k, r]
-            for c in range(k + 1):
-                row[c] += factor * Minv[k, c]
-        for c in range(n):
-            Minv[r, c] = row[c]
-
-
-@compiled
-def cholesky_solve(L, X, sign):
-    """
-    Overwrite X (n x m) with sign M^-1 X, M = L L^T from ``cholesky``.
-
-    Row by row (contiguous rows of m numbers): L Y = sign X forward, then
-    L^T Z = Y backward.
-    """
-    n, m = X.shape
-    for i in range(n):
-        for c in range(m):
-            X[i, c] *= sign
-        for k in range(i):
-            factor = L[i, k]
-            for c in range(m):
-                X[i, c] -= factor * X[k, c]
-        for c in range(m):
-            X[i, c] *= L[i, i]
-    for i in range(n - 1, -1, -1):
-        for k in range(i + 1, n):
-            factor = L[k, i]
-            for c in range(m):
-                X[i, c] -= factor * X[k, c]
-        for c in range(m):
-            X[i, c] *= L[i, i]
 
 
 @compiled
@@ -174,24 +75,28 @@ def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
 
 @compiled
 def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
-                           scratch, L, work):
+                           scratch, factors, work):
     """
     Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
 
-    ``scratch`` (2 nq) and ``L`` (nq, nq) are scratch.  The torque is
-    copied to ``scratch`` so that ``forward_derivatives_sample`` has the
-    argument types ``linearize`` gives it, and compiles once for both.
+    ``scratch`` (2 nq) and ``factors`` (2, nq, nq) are scratch: L, then
+    V = L^-1 and the products.  The torque is copied to ``scratch`` so
+    that ``forward_derivatives_sample`` has the argument types
+    ``linearize`` gives it, and compiles once for both.
     """
     n = q.shape[0]
     torque = scratch[:n]
     for i in range(n):
         torque[i] = tau[i]
+    L = factors[0]
+    V = factors[1]
     if not forward_derivatives_sample(table, q, qd, torque, f_ext, dqdd_dq,
                                       dqdd_dqd, L, scratch[n:], work):
         return False
-    inverse_from_cholesky(L, Minv, torque)
-    cholesky_solve(L, dqdd_dq, -1.0)
-    cholesky_solve(L, dqdd_dqd, -1.0)
+    inverse_factor(L, V)
+    inverse_from_factor(V, Minv)
+    minus_inverse_times(Minv, dqdd_dq, V, dqdd_dq, 0)
+    minus_inverse_times(Minv, dqdd_dqd, V, dqdd_dqd, 0)
     return True
 
 
@@ -205,7 +110,8 @@ def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
             and dqdd_dq.shape == dqdd_dqd.shape == Minv.shape == (n, n)):
         return BAD_SHAPES
     if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
-                              Minv, np.empty(2 * n), np.empty((n, n)), work):
+                              Minv, np.empty(2 * n), np.empty((2, n, n)),
+                              work):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -222,12 +128,12 @@ def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
     """
     n = q.shape[1]
     scratch = np.empty(2 * n)
-    L = np.empty((n, n))
+    factors = np.empty((2, n, n))
     for k in range(q.shape[0]):
         if not aba_derivatives_sample(table, q[k], qd[k], tau[k],
                                       f_ext[min(k, f_ext.shape[0] - 1)],
                                       dqdd_dq[k], dqdd_dqd[k], Minv[k],
-                                      scratch, L, work):
+                                      scratch, factors, work):
             return k
     return -1
 

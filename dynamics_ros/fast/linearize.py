@@ -22,16 +22,18 @@ x = [q; qd], u = tau and the joint damping torque -damping * qd,
     B = [[0], [M^-1]],
 
 the inverse-dynamics Jacobians taken at qdd = FD(q, qd, tau - damping * qd)
-(``aba_derivatives``), and M^-1 from the Cholesky factor of M.  The
+(``aba_derivatives``), M^-1 from the Cholesky factor of M and the
+products with it by BLAS (``cholesky``).  The
 zero-order-hold discretization (a matrix exponential) stays in scipy.
 """
 
 import numpy as np
 from numpy import ndarray
 
-from .aba_derivatives import BAD_SHAPES, cholesky_solve, DONE, \
-    forward_derivatives_sample, inverse_from_cholesky, \
+from .aba_derivatives import BAD_SHAPES, DONE, forward_derivatives_sample, \
     NOT_POSITIVE_DEFINITE, not_positive_definite
+from .cholesky import inverse_factor, inverse_from_factor, \
+    minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import packed
@@ -48,8 +50,9 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
 
     ``no_forces`` is an empty (0, 6) wrench array (an argument, so that the
     helpers see the type ``aba_derivatives`` gives them and compile once
-    for both); ``scratch`` (2 nq) and ``jacobians`` (3, nq, nq) are
-    scratch, the latter for dtau/dq, dtau/dqd and the Cholesky factor of M.
+    for both); ``scratch`` (2 nq) and ``jacobians`` (4, nq, nq) are
+    scratch: dtau/dq, dtau/dqd, the Cholesky factor L of M, and V = L^-1,
+    later the products.
     """
     n = q.shape[0]
     damped = scratch[:n]
@@ -58,23 +61,24 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
     dtau_dq = jacobians[0]
     dtau_dqd = jacobians[1]
     L = jacobians[2]
+    V = jacobians[3]
     if not forward_derivatives_sample(table, q, qd, damped, no_forces,
                                       dtau_dq, dtau_dqd, L, scratch[n:],
                                       work):
         return False
-    lower = A[n:]
     for i in range(n):
+        dtau_dqd[i, i] += damping[i]
         for c in range(n):
             A[i, c] = 0.0
-            A[i, n + c] = 1.0 if i == c else 0.0
+            A[i, n + c] = 0.0
             B[i, c] = 0.0
-            lower[i, c] = dtau_dq[i, c]
-            lower[i, n + c] = dtau_dqd[i, c]
-        lower[i, n + i] += damping[i]
-    inverse_from_cholesky(L, B[n:], damped)
-    # The lower half of A is one contiguous (n, 2n) block: solved in place
-    # in rows of 2n numbers, faster than two products with M^-1.
-    cholesky_solve(L, lower, -1.0)
+        A[i, n + i] = 1.0
+    Minv = B[n:]
+    inverse_factor(L, V)
+    inverse_from_factor(V, Minv)
+    lower = A[n:]
+    minus_inverse_times(Minv, dtau_dq, V, lower, 0)
+    minus_inverse_times(Minv, dtau_dqd, V, lower, n)
     return True
 
 
@@ -88,7 +92,7 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
             and A.shape == (2 * n, 2 * n) and B.shape == (2 * n, n)):
         return BAD_SHAPES
     if linearize_sample(table, q, qd, tau, no_forces, damping, A, B,
-                        np.empty(2 * n), np.empty((3, n, n)), work):
+                        np.empty(2 * n), np.empty((4, n, n)), work):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -103,7 +107,7 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
     """
     n = q.shape[1]
     scratch = np.empty(2 * n)
-    jacobians = np.empty((3, n, n))
+    jacobians = np.empty((4, n, n))
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,
                                 damping, A[k], B[k], scratch, jacobians,
