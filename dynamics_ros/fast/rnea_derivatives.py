@@ -228,25 +228,65 @@ def inertia_pass(table, work, M, bias):
     M[j, k] = S_k . IC_j S_j for j and each ancestor k (the CRBA,
     Featherstone eq. 6.4; armature on the diagonal, zero across branches);
     ``bias`` (unless of size 0) gets S_j . F_j, the joint torques of the
-    motion the forces come from.
+    motion the forces come from.  A chain's M is filled after the pass,
+    a row at a time (``chain_mass_matrix``).
     """
     n = table.shape[0] - 1
+    chain = table[n, IS_CHAIN] != 0.0
+    columns = np.empty((12, n if chain else 0))
     clear(table, M)
     for j in range(n - 1, -1, -1):
         S = load6(work, j, JOINT)
         s = inertia_times(work, j, COMPOSITE, S)
-        M[j, j] = dot(S, s) + table[j, ARMATURE]
         if bias.size > 0:
             bias[j] = dot(S, load6(work, j, FORCE))
-        k = int(table[j, PARENT])
-        while k >= 0:
-            M[k, j] = dot(load6(work, k, JOINT), s)
-            M[j, k] = M[k, j]
-            k = int(table[k, PARENT])
+        if chain:
+            store_column(columns, 0, j, S)
+            store_column(columns, 6, j, s)
+        else:
+            M[j, j] = dot(S, s) + table[j, ARMATURE]
+            k = int(table[j, PARENT])
+            while k >= 0:
+                M[k, j] = dot(load6(work, k, JOINT), s)
+                M[j, k] = M[k, j]
+                k = int(table[k, PARENT])
         p = int(table[j, PARENT])
         if p >= 0:
             for c in range(FORCE, SUBTREE_SUMS_END):
                 work[p, c] += work[j, c]
+    if chain:
+        chain_mass_matrix(table, columns, M)
+
+
+@compiled(reassociate=True)
+def chain_mass_matrix(table, columns, M):
+    """
+    Write a chain's M from S (rows 0..5 of ``columns``) and s = IC S (6..11).
+
+    M[k, j] = S_k . s_j for k <= j: each row is first computed in full and
+    its left part then overwritten with M[j, k] = S_k . s_j (k < j), both
+    loops along contiguous numbers from column 0, which LLVM vectorizes
+    (see ``chain_jacobian_entries``); then the armature on the diagonal.
+    """
+    n = M.shape[0]
+    for k in range(n):
+        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
+                                  columns[2, k], columns[3, k],
+                                  columns[4, k], columns[5, k])
+        for j in range(n):
+            M[k, j] = (S0 * columns[6, j] + S1 * columns[7, j]
+                       + S2 * columns[8, j] + S3 * columns[9, j]
+                       + S4 * columns[10, j] + S5 * columns[11, j])
+    for j in range(n):
+        s0, s1, s2, s3, s4, s5 = (columns[6, j], columns[7, j],
+                                  columns[8, j], columns[9, j],
+                                  columns[10, j], columns[11, j])
+        for k in range(j):
+            M[j, k] = (s0 * columns[0, k] + s1 * columns[1, k]
+                       + s2 * columns[2, k] + s3 * columns[3, k]
+                       + s4 * columns[4, k] + s5 * columns[5, k])
+    for j in range(n):
+        M[j, j] += table[j, ARMATURE]
 
 
 @compiled
@@ -269,33 +309,49 @@ def clear(table, matrix):
                 matrix[r, c] = 0.0
 
 
+@compiled(inline=True)
+def joint_terms(work, j):
+    """
+    Return r_j, s_j, G_q and G_qd of joint j (module notes).
+
+    r = B^T S = (P + P^T) S - S x* HC and s = IC S give the entries of the
+    columns of j and its ancestors in row j; G_q = S_j x* F_j + B_j Psid_j
+    + IC_j Psidd_j and G_qd = B_j S_j + 2 IC_j Psid_j those of column j in
+    the rows of its strict ancestors k (S_k . G), with B S = (P + P^T) S
+    + S x* HC.
+    """
+    S = load6(work, j, JOINT)
+    F = load6(work, j, FORCE)
+    momentum = load6(work, j, MOMENTUM)
+    psi_dot = load6(work, j, PSI_DOT)
+    psi_ddot = load6(work, j, PSI_DDOT)
+    s = inertia_times(work, j, COMPOSITE, S)
+    PS = coupling_times(work, j, S)
+    S_momentum = force_cross(S, momentum)
+    r = subtract(PS, S_momentum)
+    G_q = add(add(force_cross(S, F), coupling_times(work, j, psi_dot)),
+              add(force_cross(psi_dot, momentum),
+                  inertia_times(work, j, COMPOSITE, psi_ddot)))
+    G_qd = add(add(PS, S_momentum),
+               scale(inertia_times(work, j, COMPOSITE, psi_dot), 2.0))
+    return r, s, G_q, G_qd
+
+
 @compiled
 def jacobian_entries(table, work, dtau_dq, dtau_dqd):
     """Write dtau/dq and dtau/dqd from the subtree sums (module notes)."""
     n = table.shape[0] - 1
+    if table[n, IS_CHAIN] != 0.0:
+        chain_jacobian_entries(work, dtau_dq, dtau_dqd, np.empty((42, n)))
+        return
     clear(table, dtau_dq)
     clear(table, dtau_dqd)
     for j in range(n):
         S = load6(work, j, JOINT)
-        F = load6(work, j, FORCE)
-        momentum = load6(work, j, MOMENTUM)
         psi_dot = load6(work, j, PSI_DOT)
-        psi_ddot = load6(work, j, PSI_DDOT)
-        s = inertia_times(work, j, COMPOSITE, S)
-        # B S = (P + P^T) S + S x* HC; r = B^T S = (P + P^T) S - S x* HC.
-        PS = coupling_times(work, j, S)
-        S_momentum = force_cross(S, momentum)
-        r = subtract(PS, S_momentum)
-        dtau_dq[j, j] = dot(r, psi_dot) + dot(s, psi_ddot)
+        r, s, G_q, G_qd = joint_terms(work, j)
+        dtau_dq[j, j] = dot(r, psi_dot) + dot(s, load6(work, j, PSI_DDOT))
         dtau_dqd[j, j] = dot(r, S) + 2.0 * dot(s, psi_dot)
-        # Columns of the strict ancestors k of j: S_k . G with
-        # G_q = S_j x* F_j + B_j Psid_j + IC_j Psidd_j and
-        # G_qd = B_j S_j + 2 IC_j Psid_j.
-        G_q = add(add(force_cross(S, F), coupling_times(work, j, psi_dot)),
-                  add(force_cross(psi_dot, momentum),
-                      inertia_times(work, j, COMPOSITE, psi_ddot)))
-        G_qd = add(add(PS, S_momentum),
-                   scale(inertia_times(work, j, COMPOSITE, psi_dot), 2.0))
         k = int(table[j, PARENT])
         while k >= 0:
             S_k = load6(work, k, JOINT)
@@ -306,6 +362,80 @@ def jacobian_entries(table, work, dtau_dq, dtau_dqd):
             dtau_dq[k, j] = dot(S_k, G_q)
             dtau_dqd[k, j] = dot(S_k, G_qd)
             k = int(table[k, PARENT])
+
+
+@compiled(inline=True)
+def store_column(columns, first_row, j, v):
+    """Write a 6-vector down column j of ``columns``, from ``first_row``."""
+    for c in range(6):
+        columns[first_row + c, j] = v[c]
+
+
+@compiled(reassociate=True)
+def chain_jacobian_entries(work, dtau_dq, dtau_dqd, columns):
+    """
+    ``jacobian_entries`` of a serial chain, a row of entries at a time.
+
+    Every joint k < j is an ancestor of j, so row j of either Jacobian is
+    r_j and s_j against the 6-vectors of joints 0..j, and row k right of
+    the diagonal is S_k against G_q, G_qd of joints k + 1..n - 1.  Those
+    6-vectors are first copied into the rows of ``columns`` (42, nq), one
+    component a row, so that each row of entries is a loop along
+    contiguous numbers (SIMD lanes) instead of a walk to the root.  The
+    rows S_k . G are computed in full and their left part overwritten:
+    LLVM vectorizes a loop from column 0 several times better than one
+    from k + 1.  One output per loop: a loop that stores into two arrays
+    needs more run-time overlap checks than LLVM makes.
+    """
+    n = dtau_dq.shape[0]
+    for j in range(n):
+        store_column(columns, 0, j, load6(work, j, JOINT))
+        store_column(columns, 6, j, load6(work, j, PSI_DOT))
+        store_column(columns, 12, j, load6(work, j, PSI_DDOT))
+        r, s, G_q, G_qd = joint_terms(work, j)
+        store_column(columns, 18, j, G_q)
+        store_column(columns, 24, j, G_qd)
+        store_column(columns, 30, j, r)
+        store_column(columns, 36, j, s)
+    for k in range(n):
+        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
+                                  columns[2, k], columns[3, k],
+                                  columns[4, k], columns[5, k])
+        for j in range(n):
+            dtau_dq[k, j] = (
+                S0 * columns[18, j] + S1 * columns[19, j]
+                + S2 * columns[20, j] + S3 * columns[21, j]
+                + S4 * columns[22, j] + S5 * columns[23, j])
+        for j in range(n):
+            dtau_dqd[k, j] = (
+                S0 * columns[24, j] + S1 * columns[25, j]
+                + S2 * columns[26, j] + S3 * columns[27, j]
+                + S4 * columns[28, j] + S5 * columns[29, j])
+    for j in range(n):
+        r0, r1, r2, r3, r4, r5 = (columns[30, j], columns[31, j],
+                                  columns[32, j], columns[33, j],
+                                  columns[34, j], columns[35, j])
+        s0, s1, s2, s3, s4, s5 = (columns[36, j], columns[37, j],
+                                  columns[38, j], columns[39, j],
+                                  columns[40, j], columns[41, j])
+        t0, t1, t2, t3, t4, t5 = (2.0 * s0, 2.0 * s1, 2.0 * s2, 2.0 * s3,
+                                  2.0 * s4, 2.0 * s5)
+        for k in range(j + 1):
+            dtau_dq[j, k] = (
+                r0 * columns[6, k] + r1 * columns[7, k] + r2 * columns[8, k]
+                + r3 * columns[9, k] + r4 * columns[10, k]
+                + r5 * columns[11, k] + s0 * columns[12, k]
+                + s1 * columns[13, k] + s2 * columns[14, k]
+                + s3 * columns[15, k] + s4 * columns[16, k]
+                + s5 * columns[17, k])
+        for k in range(j + 1):
+            dtau_dqd[j, k] = (
+                r0 * columns[0, k] + r1 * columns[1, k] + r2 * columns[2, k]
+                + r3 * columns[3, k] + r4 * columns[4, k]
+                + r5 * columns[5, k] + t0 * columns[6, k]
+                + t1 * columns[7, k] + t2 * columns[8, k]
+                + t3 * columns[9, k] + t4 * columns[10, k]
+                + t5 * columns[11, k])
 
 
 @compiled
