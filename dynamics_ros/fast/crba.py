@@ -32,7 +32,7 @@ from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
 from .samples import samples
 from .spatial import add_rigid_inertia_to_parent, dot, inertia_times, \
-    joint_frame, load12, load6, store
+    joint_frame, load12, load6, store, store_column
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
 # composite inertia Ic (ten parameters), F = Ic S.
@@ -81,6 +81,38 @@ def root_joint_motion(table, i, pose):
             o0 * w1 - o1 * w0)
 
 
+@compiled(reassociate=True)
+def chain_mass_matrix(table, columns, M):
+    """
+    Write a chain's M from S (rows 0..5 of ``columns``) and s = IC S (6..11).
+
+    M[k, j] = S_k . s_j for k <= j: each row is first computed in full and
+    its left part then overwritten with M[j, k] = S_k . s_j (k < j), both
+    loops along contiguous numbers from column 0, which LLVM vectorizes
+    (a loop from column k + 1 runs
+    several times slower); then the armature on the diagonal.
+    """
+    n = M.shape[0]
+    for k in range(n):
+        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
+                                  columns[2, k], columns[3, k],
+                                  columns[4, k], columns[5, k])
+        for j in range(n):
+            M[k, j] = (S0 * columns[6, j] + S1 * columns[7, j]
+                       + S2 * columns[8, j] + S3 * columns[9, j]
+                       + S4 * columns[10, j] + S5 * columns[11, j])
+    for j in range(n):
+        s0, s1, s2, s3, s4, s5 = (columns[6, j], columns[7, j],
+                                  columns[8, j], columns[9, j],
+                                  columns[10, j], columns[11, j])
+        for k in range(j):
+            M[j, k] = (s0 * columns[0, k] + s1 * columns[1, k]
+                       + s2 * columns[2, k] + s3 * columns[3, k]
+                       + s4 * columns[4, k] + s5 * columns[5, k])
+    for j in range(n):
+        M[j, j] += table[j, ARMATURE]
+
+
 @compiled
 def crba_sample(table, q, M, work):
     """Write M(q) (armature on the diagonal) for one state into ``M``."""
@@ -101,10 +133,16 @@ def crba_sample(table, q, M, work):
                 work[p, COMPOSITE + k] += work[i, COMPOSITE + k]
         store(work, i, FORCE, inertia_times(work, i, COMPOSITE,
                                             load6(work, i, JOINT)))
-    if table[n, IS_CHAIN] == 0.0:  # else every entry is written below
-        for r in range(n):
-            for c in range(n):
-                M[r, c] = 0.0
+    if table[n, IS_CHAIN] != 0.0:
+        columns = np.empty((12, n))
+        for i in range(n):
+            store_column(columns, 0, i, load6(work, i, JOINT))
+            store_column(columns, 6, i, load6(work, i, FORCE))
+        chain_mass_matrix(table, columns, M)
+        return
+    for r in range(n):
+        for c in range(n):
+            M[r, c] = 0.0
     # M[i, j] = S_i . Ic_j S_j for each body j in the subtree of i.
     if table[n, SUBTREES_CONTIGUOUS] != 0.0:
         for i in range(n):

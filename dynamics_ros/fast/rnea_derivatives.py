@@ -64,13 +64,13 @@ from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .crba import compose, root_joint_motion
+from .crba import chain_mass_matrix, compose, root_joint_motion
 from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
 from .rnea import NO_FORCES
 from .samples import samples, wrenches
 from .spatial import add, add_rigid_inertia_to_parent, body_wrench, dot, \
     force_cross, force_to_parent, inertia_times, joint_frame, load12, \
-    load6, motion_cross, scale, store, subtract, ZERO
+    load6, motion_cross, scale, store, store_column, subtract, ZERO
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
@@ -258,37 +258,6 @@ def inertia_pass(table, work, M, bias):
         chain_mass_matrix(table, columns, M)
 
 
-@compiled(reassociate=True)
-def chain_mass_matrix(table, columns, M):
-    """
-    Write a chain's M from S (rows 0..5 of ``columns``) and s = IC S (6..11).
-
-    M[k, j] = S_k . s_j for k <= j: each row is first computed in full and
-    its left part then overwritten with M[j, k] = S_k . s_j (k < j), both
-    loops along contiguous numbers from column 0, which LLVM vectorizes
-    (see ``chain_jacobian_entries``); then the armature on the diagonal.
-    """
-    n = M.shape[0]
-    for k in range(n):
-        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
-                                  columns[2, k], columns[3, k],
-                                  columns[4, k], columns[5, k])
-        for j in range(n):
-            M[k, j] = (S0 * columns[6, j] + S1 * columns[7, j]
-                       + S2 * columns[8, j] + S3 * columns[9, j]
-                       + S4 * columns[10, j] + S5 * columns[11, j])
-    for j in range(n):
-        s0, s1, s2, s3, s4, s5 = (columns[6, j], columns[7, j],
-                                  columns[8, j], columns[9, j],
-                                  columns[10, j], columns[11, j])
-        for k in range(j):
-            M[j, k] = (s0 * columns[0, k] + s1 * columns[1, k]
-                       + s2 * columns[2, k] + s3 * columns[3, k]
-                       + s4 * columns[4, k] + s5 * columns[5, k])
-    for j in range(n):
-        M[j, j] += table[j, ARMATURE]
-
-
 @compiled
 def force_sums(table, work):
     """Inward pass: sum the forces F over subtrees (the rest is summed)."""
@@ -362,13 +331,6 @@ def jacobian_entries(table, work, dtau_dq, dtau_dqd):
             dtau_dq[k, j] = dot(S_k, G_q)
             dtau_dqd[k, j] = dot(S_k, G_qd)
             k = int(table[k, PARENT])
-
-
-@compiled(inline=True)
-def store_column(columns, first_row, j, v):
-    """Write a 6-vector down column j of ``columns``, from ``first_row``."""
-    for c in range(6):
-        columns[first_row + c, j] = v[c]
 
 
 @compiled(reassociate=True)

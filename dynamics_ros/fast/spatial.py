@@ -63,6 +63,13 @@ def store(array, row, column, values):
 
 
 @compiled(inline=True)
+def store_column(columns, first_row, j, v):
+    """Write a 6-vector down column j of ``columns``, from ``first_row``."""
+    for c in range(6):
+        columns[first_row + c, j] = v[c]
+
+
+@compiled(inline=True)
 def add(a, b):
     """Return a + b for two 6-vectors."""
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4],
