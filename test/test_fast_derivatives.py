@@ -43,14 +43,15 @@ from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
 import pytest
 from test_derivatives import pin_aba_derivatives, pin_rnea_derivatives, \
     with_armature
-from test_dynamics_oracle import generated_robots
+from test_dynamics_oracle import generated_robots, long_robots
 from test_fast_path import breadth_first
 from test_linearize import pinocchio_model
 
 pytest.importorskip('numba')
 
 STATES = 6
-ROBOTS = [(name, None) for name in EXAMPLE_ARMS] + generated_robots()
+ROBOTS = ([(name, None) for name in EXAMPLE_ARMS] + generated_robots()
+          + long_robots())
 RNEA_NAMES = ('dtau_dq', 'dtau_dqd', 'M')
 ABA_NAMES = ('dqdd_dq', 'dqdd_dqd', 'Minv')
 

@@ -40,12 +40,13 @@ from dynamics_ros.resources import robot_urdf
 import numpy as np
 from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
 import pytest
-from test_dynamics_oracle import generated_robots
+from test_dynamics_oracle import generated_robots, long_robots
 
 pytest.importorskip('numba')
 
 STATES = 40
-ROBOTS = [(name, None) for name in EXAMPLE_ARMS] + generated_robots()
+ROBOTS = ([(name, None) for name in EXAMPLE_ARMS] + generated_robots()
+          + long_robots())
 
 
 @pytest.fixture(scope='module', params=ROBOTS, ids=[r[0] for r in ROBOTS])

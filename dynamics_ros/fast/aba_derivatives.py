@@ -29,14 +29,16 @@ not used.
 import numpy as np
 from numpy import ndarray
 
-from .cholesky import cholesky, cholesky_solve_vector, inverse_factor, \
+from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
+    cholesky_solve_vector, inverse_factor, inverse_from_cholesky, \
     inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import packed
 from .rnea import NO_FORCES
 from .rnea_derivatives import acceleration_pass, batch_wrenches, \
-    force_sums, inertia_pass, jacobian_entries, motion_pass, shapes_fit
+    COLUMN_ROWS, force_sums, inertia_pass, jacobian_entries, motion_pass, \
+    shapes_fit
 from .samples import samples, wrenches
 
 # What the one-state kernels return.
@@ -47,7 +49,7 @@ NOT_POSITIVE_DEFINITE = 2
 
 @compiled
 def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
-                               L, qdd, work):
+                               L, qdd, work, columns):
     """
     Write qdd = FD(q, qd, tau) and the inverse-dynamics Jacobians there.
 
@@ -61,7 +63,7 @@ def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
     n = q.shape[0]
     motion_pass(table, q, qd, f_ext, work)
     acceleration_pass(table, qd, qdd[:0], f_ext, work)
-    inertia_pass(table, work, L, qdd)
+    inertia_pass(table, work, L, qdd, columns)
     for i in range(n):
         qdd[i] = tau[i] - qdd[i]
     if not cholesky(L):
@@ -69,20 +71,20 @@ def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
     cholesky_solve_vector(L, qdd)
     acceleration_pass(table, qd, qdd, f_ext, work)
     force_sums(table, work)
-    jacobian_entries(table, work, dtau_dq, dtau_dqd)
+    jacobian_entries(table, work, dtau_dq, dtau_dqd, columns)
     return True
 
 
 @compiled
 def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
-                           scratch, factors, work):
+                           scratch, factors, work, columns):
     """
     Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
 
-    ``scratch`` (2 nq) and ``factors`` (2, nq, nq) are scratch: L, then
-    V = L^-1 and the products.  The torque is copied to ``scratch`` so
-    that ``forward_derivatives_sample`` has the argument types
-    ``linearize`` gives it, and compiles once for both.
+    ``scratch`` (2 nq), ``factors`` (2, nq, nq: L, then V = L^-1 and the
+    products) and ``columns`` (COLUMN_ROWS, nq) are scratch.  The torque
+    is copied to ``scratch`` so that ``forward_derivatives_sample`` has the
+    argument types ``linearize`` gives it, and compiles once for both.
     """
     n = q.shape[0]
     torque = scratch[:n]
@@ -91,8 +93,14 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
     L = factors[0]
     V = factors[1]
     if not forward_derivatives_sample(table, q, qd, torque, f_ext, dqdd_dq,
-                                      dqdd_dqd, L, scratch[n:], work):
+                                      dqdd_dqd, L, scratch[n:], work,
+                                      columns):
         return False
+    if n < BLAS_FROM:
+        inverse_from_cholesky(L, Minv, torque)
+        cholesky_solve(L, dqdd_dq, -1.0)
+        cholesky_solve(L, dqdd_dqd, -1.0)
+        return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
     minus_inverse_times(Minv, dqdd_dq, V, dqdd_dq, 0)
@@ -111,7 +119,7 @@ def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
         return BAD_SHAPES
     if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
                               Minv, np.empty(2 * n), np.empty((2, n, n)),
-                              work):
+                              work, np.empty((COLUMN_ROWS, n))):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -129,11 +137,12 @@ def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
     n = q.shape[1]
     scratch = np.empty(2 * n)
     factors = np.empty((2, n, n))
+    columns = np.empty((COLUMN_ROWS, n))
     for k in range(q.shape[0]):
         if not aba_derivatives_sample(table, q[k], qd[k], tau[k],
                                       f_ext[min(k, f_ext.shape[0] - 1)],
                                       dqdd_dq[k], dqdd_dqd[k], Minv[k],
-                                      scratch, factors, work):
+                                      scratch, factors, work, columns):
             return k
     return -1
 

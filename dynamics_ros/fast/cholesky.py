@@ -22,7 +22,7 @@ itself and M^-1 times the two (nq, nq) inverse-dynamics Jacobians
 symmetric positive definite for any model whose subtrees all carry mass or
 armature, so its Cholesky factor gives all three; the loops reassociate
 (``compiled(reassociate=True)``) so that dot products run several lanes
-at a time, and the one O(nq^3) product goes to BLAS (numba's ``np.dot``).
+at a time, and the O(nq^3) products go to BLAS (numba's ``np.dot``).
 """
 
 import numpy as np
@@ -92,6 +92,76 @@ def inverse_factor(L, V):
             factor = -L[i, k] * L[i, i]
             for c in range(k + 1):
                 V[i, c] += factor * V[k, c]
+
+
+@compiled(reassociate=True)
+def inverse_from_cholesky(L, Minv, row):
+    """
+    Write M^-1 = V^T V, V = L^-1, into ``Minv`` from ``cholesky``'s factor.
+
+    For fewer than BLAS_FROM joints (then faster than ``inverse_factor``
+    and ``inverse_from_factor``).
+
+    V (lower triangular) is built row by row in ``Minv``: row i of V is
+    (e_i - sum over k < i of L[i, k] V[k, :]) / L[i, i].  Then row r of
+    M^-1 is the sum over k >= r of V[k, r] V[k, :], gathered in ``row``
+    (n numbers of scratch) and written over row r of V, which later rows
+    no longer read.  Every update runs along a row (n^3 / 2 products).
+    """
+    n = L.shape[0]
+    for i in range(n):
+        for c in range(i + 1):
+            Minv[i, c] = 0.0
+        for k in range(i):
+            factor = -L[i, k]
+            for c in range(k + 1):
+                Minv[i, c] += factor * Minv[k, c]
+        Minv[i, i] = 1.0
+        for c in range(i + 1):
+            Minv[i, c] *= L[i, i]  # the inverted diagonal
+    for r in range(n):
+        for c in range(n):
+            row[c] = 0.0
+        for k in range(r, n):
+            factor = Minv[k, r]
+            for c in range(k + 1):
+                row[c] += factor * Minv[k, c]
+        for c in range(n):
+            Minv[r, c] = row[c]
+
+
+@compiled(reassociate=True)
+def cholesky_solve(L, X, sign):
+    """
+    Overwrite X (n x m) with sign M^-1 X, M = L L^T from ``cholesky``.
+
+    Row by row (contiguous rows of m numbers): L Y = sign X forward, then
+    L^T Z = Y backward.
+    """
+    n, m = X.shape
+    for i in range(n):
+        for c in range(m):
+            X[i, c] *= sign
+        for k in range(i):
+            factor = L[i, k]
+            for c in range(m):
+                X[i, c] -= factor * X[k, c]
+        for c in range(m):
+            X[i, c] *= L[i, i]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            factor = L[k, i]
+            for c in range(m):
+                X[i, c] -= factor * X[k, c]
+        for c in range(m):
+            X[i, c] *= L[i, i]
+
+
+# From this many joints on, M^-1 and the products with it go to BLAS
+# (``inverse_factor``, ``inverse_from_factor``, ``minus_inverse_times``);
+# below, ``inverse_from_cholesky`` and ``cholesky_solve`` are faster than
+# the calls.
+BLAS_FROM = 12
 
 
 @compiled

@@ -40,6 +40,9 @@ POSE = 0
 JOINT = 12
 COMPOSITE = 18
 FORCE = 31
+# From this many joints on, a chain's M is filled a row at a time
+# (``chain_mass_matrix``); below, the loop setup costs more than it saves.
+CHAIN_ROWS_FROM = 12
 
 
 @compiled(inline=True)
@@ -114,8 +117,12 @@ def chain_mass_matrix(table, columns, M):
 
 
 @compiled
-def crba_sample(table, q, M, work):
-    """Write M(q) (armature on the diagonal) for one state into ``M``."""
+def crba_sample(table, q, M, work, columns):
+    """
+    Write M(q) (armature on the diagonal) for one state into ``M``.
+
+    ``columns`` (12, nq) is scratch for a chain (``chain_mass_matrix``).
+    """
     n = q.shape[0]
     for i in range(n):
         p = int(table[i, PARENT])
@@ -133,16 +140,16 @@ def crba_sample(table, q, M, work):
                 work[p, COMPOSITE + k] += work[i, COMPOSITE + k]
         store(work, i, FORCE, inertia_times(work, i, COMPOSITE,
                                             load6(work, i, JOINT)))
-    if table[n, IS_CHAIN] != 0.0:
-        columns = np.empty((12, n))
+    if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
         for i in range(n):
             store_column(columns, 0, i, load6(work, i, JOINT))
             store_column(columns, 6, i, load6(work, i, FORCE))
         chain_mass_matrix(table, columns, M)
         return
-    for r in range(n):
-        for c in range(n):
-            M[r, c] = 0.0
+    if table[n, IS_CHAIN] == 0.0:  # else every entry is written below
+        for r in range(n):
+            for c in range(n):
+                M[r, c] = 0.0
     # M[i, j] = S_i . Ic_j S_j for each body j in the subtree of i.
     if table[n, SUBTREES_CONTIGUOUS] != 0.0:
         for i in range(n):
@@ -169,15 +176,16 @@ def mass_matrix_kernel(table, work, q, M):
     if not (q.size == n and M.shape[0] == n and M.shape[1] == n
             and work.shape[0] == n + 2):
         return False
-    crba_sample(table, q, M, work)
+    crba_sample(table, q, M, work, np.empty((12, n)))
     return True
 
 
 @kernel('void', MATRIX, MATRIX, INPUT_MATRIX, STACK)
 def mass_matrix_batch(table, work, q, M):
     """Write M(q) of N states (rows of q) into ``M`` (N, nq, nq)."""
+    columns = np.empty((12, q.shape[1]))
     for k in range(q.shape[0]):
-        crba_sample(table, q[k], M[k], work)
+        crba_sample(table, q[k], M[k], work, columns)
 
 
 def mass_matrix(model, q):

@@ -32,19 +32,19 @@ from numpy import ndarray
 
 from .aba_derivatives import BAD_SHAPES, DONE, forward_derivatives_sample, \
     NOT_POSITIVE_DEFINITE, not_positive_definite
-from .cholesky import inverse_factor, inverse_from_factor, \
-    minus_inverse_times
+from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
+    inverse_from_cholesky, inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import packed
 from .rnea import inverse_dynamics, NO_FORCES
-from .rnea_derivatives import shapes_fit
+from .rnea_derivatives import COLUMN_ROWS, shapes_fit
 from .samples import samples
 
 
 @compiled
 def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
-                     jacobians, work):
+                     jacobians, work, columns):
     """
     Write (A, B) about the operating point (q, qd, tau); False if not SPD.
 
@@ -52,7 +52,7 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
     helpers see the type ``aba_derivatives`` gives them and compile once
     for both); ``scratch`` (2 nq) and ``jacobians`` (4, nq, nq) are
     scratch: dtau/dq, dtau/dqd, the Cholesky factor L of M, and V = L^-1,
-    later the products.
+    later the products; ``columns`` (COLUMN_ROWS, nq) too.
     """
     n = q.shape[0]
     damped = scratch[:n]
@@ -64,7 +64,7 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
     V = jacobians[3]
     if not forward_derivatives_sample(table, q, qd, damped, no_forces,
                                       dtau_dq, dtau_dqd, L, scratch[n:],
-                                      work):
+                                      work, columns):
         return False
     for i in range(n):
         dtau_dqd[i, i] += damping[i]
@@ -74,9 +74,19 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
             B[i, c] = 0.0
         A[i, n + i] = 1.0
     Minv = B[n:]
+    lower = A[n:]
+    if n < BLAS_FROM:
+        for i in range(n):
+            for c in range(n):
+                lower[i, c] = dtau_dq[i, c]
+                lower[i, n + c] = dtau_dqd[i, c]
+        inverse_from_cholesky(L, Minv, damped)
+        # The lower half of A is one contiguous (n, 2n) block: solved in
+        # place in rows of 2n numbers.
+        cholesky_solve(L, lower, -1.0)
+        return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
-    lower = A[n:]
     minus_inverse_times(Minv, dtau_dq, V, lower, 0)
     minus_inverse_times(Minv, dtau_dqd, V, lower, n)
     return True
@@ -92,7 +102,8 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
             and A.shape == (2 * n, 2 * n) and B.shape == (2 * n, n)):
         return BAD_SHAPES
     if linearize_sample(table, q, qd, tau, no_forces, damping, A, B,
-                        np.empty(2 * n), np.empty((4, n, n)), work):
+                        np.empty(2 * n), np.empty((4, n, n)), work,
+                        np.empty((COLUMN_ROWS, n))):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -108,10 +119,11 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
     n = q.shape[1]
     scratch = np.empty(2 * n)
     jacobians = np.empty((4, n, n))
+    columns = np.empty((COLUMN_ROWS, n))
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,
                                 damping, A[k], B[k], scratch, jacobians,
-                                work):
+                                work, columns):
             return k
     return -1
 

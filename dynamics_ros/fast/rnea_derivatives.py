@@ -64,7 +64,8 @@ from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .crba import chain_mass_matrix, compose, root_joint_motion
+from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
+    root_joint_motion
 from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
 from .rnea import NO_FORCES
 from .samples import samples, wrenches
@@ -92,6 +93,9 @@ COMPOSITE = 73
 MOMENTUM = 86
 COUPLING = 92
 SUBTREE_SUMS_END = COUPLING + 6
+# Rows of the per-call scratch ``columns`` of a chain: 6-vectors of every
+# joint, one component a row (``chain_jacobian_entries``).
+COLUMN_ROWS = 42
 
 
 @compiled(inline=True)
@@ -221,7 +225,7 @@ def acceleration_pass(table, qd, qdd, f_ext, work):
 
 
 @compiled
-def inertia_pass(table, work, M, bias):
+def inertia_pass(table, work, M, bias, columns):
     """
     Inward pass: sum F, IC, HC and T over subtrees; write M and S . F.
 
@@ -229,11 +233,11 @@ def inertia_pass(table, work, M, bias):
     Featherstone eq. 6.4; armature on the diagonal, zero across branches);
     ``bias`` (unless of size 0) gets S_j . F_j, the joint torques of the
     motion the forces come from.  A chain's M is filled after the pass,
-    a row at a time (``chain_mass_matrix``).
+    a row at a time (``chain_mass_matrix``, from rows 0..11 of the
+    scratch ``columns``).
     """
     n = table.shape[0] - 1
-    chain = table[n, IS_CHAIN] != 0.0
-    columns = np.empty((12, n if chain else 0))
+    chain = table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM
     clear(table, M)
     for j in range(n - 1, -1, -1):
         S = load6(work, j, JOINT)
@@ -307,11 +311,15 @@ def joint_terms(work, j):
 
 
 @compiled
-def jacobian_entries(table, work, dtau_dq, dtau_dqd):
-    """Write dtau/dq and dtau/dqd from the subtree sums (module notes)."""
+def jacobian_entries(table, work, dtau_dq, dtau_dqd, columns):
+    """
+    Write dtau/dq and dtau/dqd from the subtree sums (module notes).
+
+    ``columns`` (COLUMN_ROWS, nq) is scratch for a chain's entries.
+    """
     n = table.shape[0] - 1
-    if table[n, IS_CHAIN] != 0.0:
-        chain_jacobian_entries(work, dtau_dq, dtau_dqd, np.empty((42, n)))
+    if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
+        chain_jacobian_entries(work, dtau_dq, dtau_dqd, columns)
         return
     clear(table, dtau_dq)
     clear(table, dtau_dqd)
@@ -402,17 +410,17 @@ def chain_jacobian_entries(work, dtau_dq, dtau_dqd, columns):
 
 @compiled
 def rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
-                            work):
+                            work, columns):
     """
     Write dtau/dq, dtau/dqd and M of one state (module notes).
 
     ``f_ext`` (nq, 6) in the URDF body frames, or of size 0 for none;
-    ``work`` is the model's scratch.
+    ``work`` is the model's scratch, ``columns`` (COLUMN_ROWS, nq) more.
     """
     motion_pass(table, q, qd, f_ext, work)
     acceleration_pass(table, qd, qdd, f_ext, work)
-    inertia_pass(table, work, M, M[0, :0])  # (no bias torques wanted)
-    jacobian_entries(table, work, dtau_dq, dtau_dqd)
+    inertia_pass(table, work, M, M[0, :0], columns)  # (no bias torques)
+    jacobian_entries(table, work, dtau_dq, dtau_dqd, columns)
 
 
 @compiled
@@ -433,7 +441,7 @@ def inverse_dynamics_derivatives_kernel(table, work, q, qd, qdd, f_ext,
             and dtau_dq.shape == dtau_dqd.shape == M.shape == (n, n)):
         return False
     rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
-                            work)
+                            work, np.empty((COLUMN_ROWS, n)))
     return True
 
 
@@ -447,10 +455,12 @@ def inverse_dynamics_derivatives_batch(table, work, q, qd, qdd, f_ext,
     ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (1, 0, 6) for none
     (``batch_wrenches``).
     """
+    columns = np.empty((COLUMN_ROWS, q.shape[1]))
     for k in range(q.shape[0]):
         rnea_derivatives_sample(table, q[k], qd[k], qdd[k],
                                 f_ext[min(k, f_ext.shape[0] - 1)],
-                                dtau_dq[k], dtau_dqd[k], M[k], work)
+                                dtau_dq[k], dtau_dqd[k], M[k], work,
+                                columns)
 
 
 # No external wrenches in a batch: each state's f_ext[0] is then (0, 6),
