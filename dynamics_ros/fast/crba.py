@@ -31,8 +31,9 @@ from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
 from .samples import samples
-from .spatial import add_rigid_inertia_to_parent, dot, inertia_times, \
-    joint_frame, load12, load6, store, store_column
+from .spatial import add_rigid_inertia_to_parent, column_dot, dot, \
+    inertia_times, joint_frame, load12, load6, load_column, store, \
+    store_column
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
 # composite inertia Ic (ten parameters), F = Ic S.
@@ -97,21 +98,13 @@ def chain_mass_matrix(table, columns, M):
     """
     n = M.shape[0]
     for k in range(n):
-        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
-                                  columns[2, k], columns[3, k],
-                                  columns[4, k], columns[5, k])
+        S = load_column(columns, 0, k)
         for j in range(n):
-            M[k, j] = (S0 * columns[6, j] + S1 * columns[7, j]
-                       + S2 * columns[8, j] + S3 * columns[9, j]
-                       + S4 * columns[10, j] + S5 * columns[11, j])
+            M[k, j] = column_dot(S, columns, 6, j)
     for j in range(n):
-        s0, s1, s2, s3, s4, s5 = (columns[6, j], columns[7, j],
-                                  columns[8, j], columns[9, j],
-                                  columns[10, j], columns[11, j])
+        s = load_column(columns, 6, j)
         for k in range(j):
-            M[j, k] = (s0 * columns[0, k] + s1 * columns[1, k]
-                       + s2 * columns[2, k] + s3 * columns[3, k]
-                       + s4 * columns[4, k] + s5 * columns[5, k])
+            M[j, k] = column_dot(s, columns, 0, k)
     for j in range(n):
         M[j, j] += table[j, ARMATURE]
 

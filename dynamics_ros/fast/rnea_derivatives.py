@@ -69,9 +69,10 @@ from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
 from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
 from .rnea import NO_FORCES
 from .samples import samples, wrenches
-from .spatial import add, add_rigid_inertia_to_parent, body_wrench, dot, \
-    force_cross, force_to_parent, inertia_times, joint_frame, load12, \
-    load6, motion_cross, scale, store, store_column, subtract, ZERO
+from .spatial import add, add_rigid_inertia_to_parent, body_wrench, \
+    column_dot, dot, force_cross, force_to_parent, inertia_times, \
+    joint_frame, load12, load6, load_column, motion_cross, scale, store, \
+    store_column, subtract, ZERO
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
@@ -368,44 +369,21 @@ def chain_jacobian_entries(work, dtau_dq, dtau_dqd, columns):
         store_column(columns, 30, j, r)
         store_column(columns, 36, j, s)
     for k in range(n):
-        S0, S1, S2, S3, S4, S5 = (columns[0, k], columns[1, k],
-                                  columns[2, k], columns[3, k],
-                                  columns[4, k], columns[5, k])
+        S = load_column(columns, 0, k)
         for j in range(n):
-            dtau_dq[k, j] = (
-                S0 * columns[18, j] + S1 * columns[19, j]
-                + S2 * columns[20, j] + S3 * columns[21, j]
-                + S4 * columns[22, j] + S5 * columns[23, j])
+            dtau_dq[k, j] = column_dot(S, columns, 18, j)
         for j in range(n):
-            dtau_dqd[k, j] = (
-                S0 * columns[24, j] + S1 * columns[25, j]
-                + S2 * columns[26, j] + S3 * columns[27, j]
-                + S4 * columns[28, j] + S5 * columns[29, j])
+            dtau_dqd[k, j] = column_dot(S, columns, 24, j)
     for j in range(n):
-        r0, r1, r2, r3, r4, r5 = (columns[30, j], columns[31, j],
-                                  columns[32, j], columns[33, j],
-                                  columns[34, j], columns[35, j])
-        s0, s1, s2, s3, s4, s5 = (columns[36, j], columns[37, j],
-                                  columns[38, j], columns[39, j],
-                                  columns[40, j], columns[41, j])
-        t0, t1, t2, t3, t4, t5 = (2.0 * s0, 2.0 * s1, 2.0 * s2, 2.0 * s3,
-                                  2.0 * s4, 2.0 * s5)
+        r = load_column(columns, 30, j)
+        s = load_column(columns, 36, j)
+        t = scale(s, 2.0)
         for k in range(j + 1):
-            dtau_dq[j, k] = (
-                r0 * columns[6, k] + r1 * columns[7, k] + r2 * columns[8, k]
-                + r3 * columns[9, k] + r4 * columns[10, k]
-                + r5 * columns[11, k] + s0 * columns[12, k]
-                + s1 * columns[13, k] + s2 * columns[14, k]
-                + s3 * columns[15, k] + s4 * columns[16, k]
-                + s5 * columns[17, k])
+            dtau_dq[j, k] = (column_dot(r, columns, 6, k)
+                             + column_dot(s, columns, 12, k))
         for k in range(j + 1):
-            dtau_dqd[j, k] = (
-                r0 * columns[0, k] + r1 * columns[1, k] + r2 * columns[2, k]
-                + r3 * columns[3, k] + r4 * columns[4, k]
-                + r5 * columns[5, k] + t0 * columns[6, k]
-                + t1 * columns[7, k] + t2 * columns[8, k]
-                + t3 * columns[9, k] + t4 * columns[10, k]
-                + t5 * columns[11, k])
+            dtau_dqd[j, k] = (column_dot(r, columns, 0, k)
+                              + column_dot(t, columns, 6, k))
 
 
 @compiled

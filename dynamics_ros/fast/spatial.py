@@ -70,6 +70,24 @@ def store_column(columns, first_row, j, v):
 
 
 @compiled(inline=True)
+def load_column(columns, first_row, j):
+    """Return the 6-vector down column j of ``columns``, from ``first_row``."""
+    return (columns[first_row, j], columns[first_row + 1, j],
+            columns[first_row + 2, j], columns[first_row + 3, j],
+            columns[first_row + 4, j], columns[first_row + 5, j])
+
+
+@compiled(inline=True)
+def column_dot(v, columns, first_row, j):
+    """Return v . ``columns``[first_row:first_row + 6, j]."""
+    return (v[0] * columns[first_row, j] + v[1] * columns[first_row + 1, j]
+            + v[2] * columns[first_row + 2, j]
+            + v[3] * columns[first_row + 3, j]
+            + v[4] * columns[first_row + 4, j]
+            + v[5] * columns[first_row + 5, j])
+
+
+@compiled(inline=True)
 def add(a, b):
     """Return a + b for two 6-vectors."""
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4],
