@@ -81,10 +81,11 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
     """
     Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
 
-    ``scratch`` (2 nq), ``factors`` (2, nq, nq: L, then V = L^-1 and the
-    products) and ``columns`` (COLUMN_ROWS, nq) are scratch.  The torque
-    is copied to ``scratch`` so that ``forward_derivatives_sample`` has the
-    argument types ``linearize`` gives it, and compiles once for both.
+    ``scratch`` (2 nq), ``factors`` (4, nq, nq: L, V = L^-1, then the
+    joined Jacobians and their product with M^-1) and ``columns``
+    (COLUMN_ROWS, nq) are scratch.  The torque is copied to ``scratch`` so
+    that ``forward_derivatives_sample`` has the argument types
+    ``linearize`` gives it, and compiles once for both.
     """
     n = q.shape[0]
     torque = scratch[:n]
@@ -103,8 +104,16 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
         return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
-    minus_inverse_times(Minv, dqdd_dq, V, dqdd_dq, 0)
-    minus_inverse_times(Minv, dqdd_dqd, V, dqdd_dqd, 0)
+    # L and V are spent: their 2 n^2 numbers hold the joined Jacobians,
+    # and the product goes to the other half of ``factors``.
+    product = factors[2:].reshape((n, 2 * n))
+    minus_inverse_times(Minv, dqdd_dq, dqdd_dqd,
+                        factors[:2].reshape((n, 2 * n)), product)
+    for i in range(n):
+        for c in range(n):
+            dqdd_dq[i, c] = product[i, c]
+        for c in range(n):
+            dqdd_dqd[i, c] = product[i, n + c]
     return True
 
 
@@ -118,7 +127,7 @@ def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
             and dqdd_dq.shape == dqdd_dqd.shape == Minv.shape == (n, n)):
         return BAD_SHAPES
     if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
-                              Minv, np.empty(2 * n), np.empty((2, n, n)),
+                              Minv, np.empty(2 * n), np.empty((4, n, n)),
                               work, np.empty((COLUMN_ROWS, n))):
         return DONE
     return NOT_POSITIVE_DEFINITE
@@ -136,7 +145,7 @@ def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
     """
     n = q.shape[1]
     scratch = np.empty(2 * n)
-    factors = np.empty((2, n, n))
+    factors = np.empty((4, n, n))
     columns = np.empty((COLUMN_ROWS, n))
     for k in range(q.shape[0]):
         if not aba_derivatives_sample(table, q[k], qd[k], tau[k],

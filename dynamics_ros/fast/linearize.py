@@ -87,8 +87,9 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
         return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
-    minus_inverse_times(Minv, dtau_dq, V, lower, 0)
-    minus_inverse_times(Minv, dtau_dqd, V, lower, n)
+    # L and V are spent: their 2 n^2 numbers hold the joined Jacobians.
+    minus_inverse_times(Minv, dtau_dq, dtau_dqd,
+                        jacobians[2:].reshape((n, 2 * n)), lower)
     return True
 
 
