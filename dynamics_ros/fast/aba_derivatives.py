@@ -34,6 +34,7 @@ from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
     inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
+from .outputs import batch_empty
 from .packing import packed
 from .rnea import NO_FORCES
 from .rnea_derivatives import acceleration_pass, batch_wrenches, \
@@ -184,7 +185,8 @@ def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
     if status == BAD_SHAPES:
         (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
         if size is not None:
-            dqdd_dq, dqdd_dqd, Minv = np.empty((3, size, n, n))
+            dqdd_dq, dqdd_dqd, Minv = batch_empty(
+                'forward_dynamics_derivatives', (3, size, n, n))
             failed = forward_dynamics_derivatives_batch(
                 table, work, q, qd, tau, batch_wrenches(model, f_ext, size),
                 dqdd_dq, dqdd_dqd, Minv)

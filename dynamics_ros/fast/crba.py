@@ -28,6 +28,7 @@ from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
+from .outputs import batch_empty
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
 from .samples import samples
@@ -198,6 +199,6 @@ def mass_matrix(model, q):
     if size is None:
         mass_matrix_kernel(table, work, q, M)
         return M
-    M = np.empty((size, n, n))
+    M = batch_empty('mass_matrix', (size, n, n))
     mass_matrix_batch(table, work, q, M)
     return M

@@ -36,6 +36,7 @@ from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
     inverse_from_cholesky, inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
+from .outputs import batch_empty
 from .packing import packed
 from .rnea import inverse_dynamics, NO_FORCES
 from .rnea_derivatives import COLUMN_ROWS, shapes_fit
@@ -162,8 +163,8 @@ def linearize(model, q, qd, tau):
     if status == BAD_SHAPES:
         (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
         if size is not None:
-            A = np.empty((size, 2 * n, 2 * n))
-            B = np.empty((size, 2 * n, n))
+            A = batch_empty('linearize A', (size, 2 * n, 2 * n))
+            B = batch_empty('linearize B', (size, 2 * n, n))
             failed = linearize_batch(table, work, q, qd, tau, NO_FORCES,
                                      damping, A, B)
             if failed >= 0:

@@ -66,6 +66,7 @@ from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
     root_joint_motion
+from .outputs import batch_empty
 from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
 from .rnea import NO_FORCES
 from .samples import samples, wrenches
@@ -478,7 +479,8 @@ def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
             table, work, q, qd, qdd, wrenches(model, f_ext), dtau_dq,
             dtau_dqd, M)
         return dtau_dq, dtau_dqd, M
-    dtau_dq, dtau_dqd, M = np.empty((3, size, n, n))
+    dtau_dq, dtau_dqd, M = batch_empty('inverse_dynamics_derivatives',
+                                       (3, size, n, n))
     inverse_dynamics_derivatives_batch(
         table, work, q, qd, qdd, batch_wrenches(model, f_ext, size), dtau_dq,
         dtau_dqd, M)
