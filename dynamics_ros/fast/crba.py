@@ -32,9 +32,8 @@ from .outputs import batch_empty
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
 from .samples import samples
-from .spatial import add_rigid_inertia_to_parent, column_dot, dot, \
-    inertia_times, joint_frame, load12, load6, load_column, store, \
-    store_column
+from .spatial import column_dot, dot, inertia_times, joint_frame, load12, \
+    load6, load_column, store, store_column, store_rigid_inertia_to_parent
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
 # composite inertia Ic (ten parameters), F = Ic S.
@@ -124,9 +123,8 @@ def crba_sample(table, q, M, work, columns):
         pose = X if p < 0 else compose(load12(work, p, POSE), X)
         store(work, i, POSE, pose)
         store(work, i, JOINT, root_joint_motion(table, i, pose))
-        for k in range(13):
-            work[i, COMPOSITE + k] = 0.0
-        add_rigid_inertia_to_parent(pose, table, i, MASS, work, i, COMPOSITE)
+        store_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
+                                      COMPOSITE)
     for i in range(n - 1, -1, -1):
         p = int(table[i, PARENT])
         if p >= 0:

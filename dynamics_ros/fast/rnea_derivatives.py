@@ -70,10 +70,10 @@ from .outputs import batch_empty
 from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
 from .rnea import NO_FORCES
 from .samples import samples, wrenches
-from .spatial import add, add_rigid_inertia_to_parent, body_wrench, \
-    column_dot, dot, force_cross, force_to_parent, inertia_times, \
-    joint_frame, load12, load6, load_column, motion_cross, scale, store, \
-    store_column, subtract, ZERO
+from .spatial import add, body_wrench, column_dot, dot, force_cross, \
+    force_to_parent, inertia_times, joint_frame, load12, load6, \
+    load_column, motion_cross, scale, store, store_column, \
+    store_rigid_inertia_to_parent, subtract, ZERO
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
@@ -182,10 +182,8 @@ def motion_pass(table, q, qd, f_ext, work):
         store(work, i, JOINT, S)
         store(work, i, VELOCITY, v)
         store(work, i, PSI_DOT, motion_cross(v_parent, S))
-        for k in range(13):
-            work[i, BODY_INERTIA + k] = 0.0
-        add_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
-                                    BODY_INERTIA)
+        store_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
+                                      BODY_INERTIA)
         h = inertia_times(work, i, BODY_INERTIA, v)
         store(work, i, BODY_MOMENTUM, h)
         store(work, i, MOMENTUM, h)

@@ -259,13 +259,14 @@ def body_wrench(f_ext, table, i):
 
 
 @compiled(inline=True)
-def add_rigid_inertia_to_parent(X, source, row, column, out, out_row,
-                                out_column):
+def store_rigid_inertia_to_parent(X, source, row, column, out, out_row,
+                                  out_column):
     """
-    Add X^T I X, a rigid inertia seen from the parent, to another one.
+    Write X^T I X, a rigid inertia seen from the parent, over another one.
 
     Both are ten parameters [m, h, Ibar] at ``source[row, column:]`` and
-    ``out[out_row, out_column:]``.  Rotated: h_r = R h, Ibar_r = R Ibar R^T;
+    ``out[out_row, out_column:]`` (written, not added, so the callers need
+    no zeroing pass first).  Rotated: h_r = R h, Ibar_r = R Ibar R^T;
     moved to the parent origin (parallel axes, Featherstone eq. 2.66
     written without dividing by m, so massless bodies are fine):
     h' = h_r + m p, Ibar' = Ibar_r - m P P - P H - H P (P = p x, H = h_r x).
@@ -278,9 +279,9 @@ def add_rigid_inertia_to_parent(X, source, row, column, out, out_row,
     h = (X[0] * s0 + X[1] * s1 + X[2] * s2,
          X[3] * s0 + X[4] * s1 + X[5] * s2,
          X[6] * s0 + X[7] * s1 + X[8] * s2)
-    out[out_row, out_column] += m
+    out[out_row, out_column] = m
     for r in range(3):
-        out[out_row, out_column + 1 + r] += h[r] + m * p[r]
+        out[out_row, out_column + 1 + r] = h[r] + m * p[r]
     # -m P P - P H - H P = m (|p|^2 1 - p p^T) + 2 (p.h) 1 - p h^T - h p^T.
     diagonal = m * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) + 2.0 * (
         p[0] * h[0] + p[1] * h[1] + p[2] * h[2])
@@ -299,7 +300,7 @@ def add_rigid_inertia_to_parent(X, source, row, column, out, out_row,
             value = (a0 * X[3 * c] + a1 * X[3 * c + 1] + a2 * X[3 * c + 2]
                      - m * p[r] * p[c] - p[r] * h[c] - h[r] * p[c])
             if r == c:
-                out[out_row, out_column + 4 + 4 * r] += value + diagonal
+                out[out_row, out_column + 4 + 4 * r] = value + diagonal
             else:
-                out[out_row, out_column + 4 + 3 * r + c] += value
-                out[out_row, out_column + 4 + 3 * c + r] += value
+                out[out_row, out_column + 4 + 3 * r + c] = value
+                out[out_row, out_column + 4 + 3 * c + r] = value
