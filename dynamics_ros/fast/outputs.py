@@ -15,13 +15,13 @@
 """
 Batch outputs whose memory is used again once the caller has let go of them.
 
-A fresh array of more than glibc's mmap threshold (32 MiB) is new memory
-from the kernel in every call, and the kernel zeroes each of its pages at
-the first write.  For the 48 KB a state that ``linearize`` returns for a
-32-joint chain that took 4 us a state here, and 25-60 us when the machine
-was short of free pages, against 22 us for computing them (issue 9,
-``benchmarks/compare.py``).  NumPy keeps small data buffers for the next
-array for the same reason.
+A fresh array of more than 32 MiB (the most that glibc's mmap threshold
+grows to) is new memory from the kernel in every call, and the kernel
+zeroes each of its pages at the first write.  For the 48 KB a state that
+``linearize`` returns for a 32-joint chain that took 4 us a state here,
+and 25-60 us when the machine was short of free pages, against 22 us for
+computing them (issue 9, ``benchmarks/compare.py``).  NumPy keeps small
+data buffers for the next array for the same reason.
 
 So a large batch output is a view of a buffer kept per ``slot`` (one per
 output of each function), and the same buffer backs the next call's output
@@ -37,7 +37,7 @@ import threading
 
 import numpy as np
 
-# Below this many bytes, allocators already reuse freed memory.
+# Below this many bytes glibc can keep freed memory for the next array.
 REUSE_FROM = 32 * 2 ** 20
 
 _buffers = {}
