@@ -44,13 +44,28 @@ _buffers = {}
 _lock = threading.Lock()
 
 
+def references(slot):
+    """Return the reference count of the buffer kept for ``slot``, 0 if none."""
+    buffer = _buffers.get(slot)
+    return 0 if buffer is None else sys.getrefcount(buffer)
+
+
+# What ``references`` gives for a buffer no array uses, measured rather than
+# assumed: interpreters count a function's own references differently (3.14
+# borrows some).  A view adds one that every interpreter counts.
+_buffers[None] = np.empty(0)
+UNUSED = references(None)
+del _buffers[None]
+
+
 def batch_empty(slot, shape):
     """
     Return an uninitialized float64 array of ``shape``, as ``np.empty`` does.
 
     From ``REUSE_FROM`` bytes on it is a view of the buffer kept for
     ``slot``, if no array from that buffer is alive and it is large enough;
-    otherwise of a new buffer, which the slot keeps from then on.
+    otherwise of a new buffer, which the slot keeps from then on (an old
+    one in use goes when its last view does).
     """
     size = 1
     for extent in shape:
@@ -58,14 +73,9 @@ def batch_empty(slot, shape):
     if size * 8 < REUSE_FROM:
         return np.empty(shape)
     with _lock:  # one thread's outputs must not be handed to another
-        buffer = _buffers.get(slot)
-        # Free when referenced only by _buffers, ``buffer`` and the argument
-        # of getrefcount.
-        if buffer is None or buffer.size < size or \
-                sys.getrefcount(buffer) > 3:
-            # An old buffer in use goes when its last view does.
-            buffer = _buffers[slot] = np.empty(size)
-        return buffer[:size].reshape(shape)
+        if references(slot) != UNUSED or _buffers[slot].size < size:
+            _buffers[slot] = np.empty(size)
+        return _buffers[slot][:size].reshape(shape)
 
 
 def release():
