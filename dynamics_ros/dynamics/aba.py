@@ -26,8 +26,9 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross, \
     motion_cross
-from .. import fast
-from ..fast.samples import per_sample
+from . import mimic_dynamics
+from .crba import refuse_massless
+from .dispatch import dispatch, Operation, TORQUE
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None):
@@ -39,13 +40,8 @@ def forward_dynamics(model, q, qd, tau, f_ext=None):
     Runs compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_forward_dynamics``.
     """
-    if fast.ENABLED:
-        try:
-            return fast.aba.forward_dynamics(model, q, qd, tau, f_ext)
-        except fast.Unavailable:
-            pass
-    return per_sample(reference_forward_dynamics, model, ('q', 'qd', 'tau'),
-                      (q, qd, tau), f_ext, forces=True)
+    refuse_massless(model)
+    return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext)
 
 
 def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
@@ -91,3 +87,9 @@ def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
         qdd[i] = (u[i] - U[i] @ a[i]) / d[i]
         a[i] += S[i] * qdd[i]
     return qdd
+
+
+FORWARD_DYNAMICS = Operation(
+    reference=reference_forward_dynamics, kernel='aba.forward_dynamics',
+    arguments=('q', 'qd', 'tau'), results=(TORQUE,), forces=True,
+    coupled=mimic_dynamics.forward_dynamics)

@@ -31,20 +31,10 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .aba import reference_forward_dynamics
-from .rnea_derivatives import per_sample_tuple, \
-    reference_inverse_dynamics_derivatives
-from .. import fast
-from ..errors import ModelError
-
-
-def singular_inertia_error(model=None, sample=None):
-    """Return the ModelError for an M that is not positive definite."""
-    return ModelError(
-        'the joint-space inertia M of model %r is not positive definite%s '
-        '(a subtree without mass or inertia and no armature?): forward '
-        'dynamics and its derivatives are undefined'
-        % (model.name if model is not None else '?',
-           '' if sample is None else ' at state %d of the batch' % sample))
+from . import mimic_dynamics
+from .crba import refuse_massless, singular_inertia_error
+from .dispatch import dispatch, MATRIX, Operation
+from .rnea_derivatives import reference_inverse_dynamics_derivatives
 
 
 def inverse_inertia(M, model=None):
@@ -66,15 +56,8 @@ def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
     states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
     (N, nq, 6).
     """
-    if fast.ENABLED:
-        try:
-            return fast.aba_derivatives.forward_dynamics_derivatives(
-                model, q, qd, tau, f_ext)
-        except fast.Unavailable:
-            pass
-    return per_sample_tuple(reference_forward_dynamics_derivatives, model,
-                            ('q', 'qd', 'tau'), (q, qd, tau), f_ext,
-                            forces=True)
+    refuse_massless(model)
+    return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext)
 
 
 def reference_forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
@@ -86,3 +69,10 @@ def reference_forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
         model, q, qd, qdd, f_ext)
     Minv = inverse_inertia(M, model)
     return -Minv @ dtau_dq, -Minv @ dtau_dqd, Minv
+
+
+FORWARD_DYNAMICS_DERIVATIVES = Operation(
+    reference=reference_forward_dynamics_derivatives,
+    kernel='aba_derivatives.forward_dynamics_derivatives',
+    arguments=('q', 'qd', 'tau'), results=(MATRIX, MATRIX, MATRIX),
+    forces=True, coupled=mimic_dynamics.forward_dynamics_derivatives)

@@ -22,8 +22,7 @@ zero acceleration, G with zero velocity and acceleration.
 import numpy as np
 
 from .rnea import reference_inverse_dynamics
-from .. import fast
-from ..fast.samples import per_sample
+from .dispatch import dispatch, Operation, TORQUE
 
 
 def bias_forces(model, q, qd):
@@ -33,12 +32,7 @@ def bias_forces(model, q, qd):
     A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
     is installed, else ``reference_bias_forces``.
     """
-    if fast.ENABLED:
-        try:
-            return fast.bias.bias_forces(model, q, qd)
-        except fast.Unavailable:
-            pass
-    return per_sample(reference_bias_forces, model, ('q', 'qd'), (q, qd))
+    return dispatch(BIAS_FORCES, model, (q, qd))
 
 
 def gravity_torques(model, q):
@@ -48,12 +42,7 @@ def gravity_torques(model, q):
     A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
     else ``reference_gravity_torques``.
     """
-    if fast.ENABLED:
-        try:
-            return fast.bias.gravity_torques(model, q)
-        except fast.Unavailable:
-            pass
-    return per_sample(reference_gravity_torques, model, ('q',), (q,))
+    return dispatch(GRAVITY_TORQUES, model, (q,))
 
 
 def reference_bias_forces(model, q, qd):
@@ -65,3 +54,11 @@ def reference_gravity_torques(model, q):
     """Gravity torques of one state in numpy: the reference path."""
     zero = np.zeros(model.nq)
     return reference_inverse_dynamics(model, q, zero, zero)
+
+
+BIAS_FORCES = Operation(
+    reference=reference_bias_forces, kernel='bias.bias_forces',
+    arguments=('q', 'qd'), results=(TORQUE,))
+GRAVITY_TORQUES = Operation(
+    reference=reference_gravity_torques, kernel='bias.gravity_torques',
+    arguments=('q',), results=(TORQUE,))

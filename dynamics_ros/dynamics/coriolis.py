@@ -32,7 +32,7 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import motion_cross
 from .spatial import cross_force, cross_motion, skew
-from ..fast.samples import per_sample
+from .dispatch import dispatch, MATRIX, Operation
 
 
 def _force_bar(h):
@@ -63,7 +63,7 @@ def coriolis_matrix(model, q, qd):
     A batch (q or qd of shape (N, nq)) gives (N, nq, nq), evaluated state
     by state in numpy (there is no compiled kernel for C).
     """
-    return per_sample(reference_coriolis_matrix, model, ('q', 'qd'), (q, qd))
+    return dispatch(CORIOLIS_MATRIX, model, (q, qd))
 
 
 def reference_coriolis_matrix(model, q, qd):
@@ -96,3 +96,8 @@ def reference_coriolis_matrix(model, q, qd):
         B = 0.5 * (inertia_dot + _force_bar(inertia @ v))
         C += J.T @ (inertia @ J_dot + B @ J)
     return C
+
+
+CORIOLIS_MATRIX = Operation(
+    reference=reference_coriolis_matrix, kernel=None,
+    arguments=('q', 'qd'), results=(MATRIX,))

@@ -52,13 +52,15 @@ when numba is installed, else by the numpy reference path
 import numpy as np
 from scipy.linalg import expm
 
+from . import mimic_dynamics
 from .aba import reference_forward_dynamics
 from .aba_derivatives import inverse_inertia
+from .crba import refuse_massless
+from .dispatch import dispatch, MATRIX, Operation
 from .kinematics import as_vector
-from .rnea import reference_inverse_dynamics
-from .rnea_derivatives import per_sample_tuple, \
+from .rnea import inverse_dynamics, reference_inverse_dynamics
+from .rnea_derivatives import inverse_dynamics_derivatives, \
     reference_inverse_dynamics_derivatives
-from .. import fast
 
 
 def zero_order_hold(A, B, dt):
@@ -103,16 +105,8 @@ def linearize(model, q, qd, tau, dt=None):
     A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
     states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
     """
-    result = None
-    if fast.ENABLED:
-        try:
-            result = fast.linearize.linearize(model, q, qd, tau)
-        except fast.Unavailable:
-            pass
-    if result is None:
-        result = per_sample_tuple(reference_linearize, model,
-                                  ('q', 'qd', 'tau'), (q, qd, tau))
-    A, B = result
+    refuse_massless(model)
+    A, B = dispatch(LINEARIZE, model, (q, qd, tau))
     if dt is None:
         return A, B
     return zero_order_hold(A, B, dt)
@@ -168,13 +162,8 @@ def linearize_trajectory(model, t, q, qd, qdd, discrete=False):
     """
     t, (q, qd, qdd) = trajectory_samples(model, t, q, qd, qdd)
     count, n = q.shape
-    result = None
-    if fast.ENABLED:
-        try:
-            result = fast.linearize.linearize_trajectory(model, q, qd, qdd)
-        except fast.Unavailable:
-            pass
-    A, B, tau = result or reference_linearize_trajectory(model, q, qd, qdd)
+    refuse_massless(model)
+    A, B, tau = dispatch(LINEARIZE_TRAJECTORY, model, (q, qd, qdd))
     if not discrete:
         return A, B, tau
     if count < 2:
@@ -199,3 +188,26 @@ def reference_linearize_trajectory(model, q, qd, qdd):
         A[k], B[k] = state_space(model, *reference_inverse_dynamics_derivatives(
             model, q[k], qd[k], qdd[k]))
     return A, B, tau
+
+
+def coupled_linearize_trajectory(model, q, qd, qdd):
+    """Continuous (A, B, tau) at each sample of a MimicModel."""
+    tau = inverse_dynamics(model, q, qd, qdd) + model.damping * qd
+    dtau_dq, dtau_dqd, M = inverse_dynamics_derivatives(model, q, qd, qdd)
+    count, n = q.shape
+    A = np.zeros((count, 2 * n, 2 * n))
+    B = np.zeros((count, 2 * n, n))
+    for k in range(count):
+        A[k], B[k] = state_space(model, dtau_dq[k], dtau_dqd[k], M[k])
+    return A, B, tau
+
+
+LINEARIZE = Operation(
+    reference=reference_linearize, kernel='linearize.linearize',
+    arguments=('q', 'qd', 'tau'), results=(MATRIX, MATRIX),
+    coupled=mimic_dynamics.linearize)
+LINEARIZE_TRAJECTORY = Operation(
+    reference=reference_linearize_trajectory,
+    kernel='linearize.linearize_trajectory', arguments=('q', 'qd', 'qdd'),
+    results=(MATRIX, MATRIX, MATRIX), coupled=coupled_linearize_trajectory,
+    batched=True)

@@ -24,8 +24,7 @@ spatial vectors.  Gravity enters as a fictitious base acceleration -g
 import numpy as np
 
 from .kinematics import as_vector, parent_transforms
-from .. import fast
-from ..fast.samples import per_sample
+from .dispatch import dispatch, Operation, TORQUE
 
 
 def motion_cross(v, m):
@@ -79,13 +78,7 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None):
     Runs compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_inverse_dynamics``.
     """
-    if fast.ENABLED:
-        try:
-            return fast.rnea.inverse_dynamics(model, q, qd, qdd, f_ext)
-        except fast.Unavailable:
-            pass
-    return per_sample(reference_inverse_dynamics, model, ('q', 'qd', 'qdd'),
-                      (q, qd, qdd), f_ext, forces=True)
+    return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext)
 
 
 def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
@@ -120,3 +113,8 @@ def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
         if parent[i] >= 0:
             f[parent[i]] += Xup[i].T @ f[i]
     return tau + model.armature * qdd
+
+
+INVERSE_DYNAMICS = Operation(
+    reference=reference_inverse_dynamics, kernel='rnea.inverse_dynamics',
+    arguments=('q', 'qd', 'qdd'), results=(TORQUE,), forces=True)

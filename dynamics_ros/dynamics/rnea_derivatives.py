@@ -47,8 +47,7 @@ import numpy as np
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross
 from .spatial import cross_motion, skew
-from .. import fast
-from ..fast.samples import samples, wrenches
+from .dispatch import dispatch, MATRIX, Operation
 
 
 def force_bar(h):
@@ -65,32 +64,6 @@ def force_bar(h):
     return bar
 
 
-def per_sample_tuple(function, model, names, arrays, f_ext=None,
-                     forces=False):
-    """
-    Evaluate a one-state numpy ``function`` returning a tuple, on a batch.
-
-    ``function(model, *arrays)`` (with ``f_ext`` last if ``forces``) takes
-    (nq,) arrays and returns a tuple of arrays; for (N, nq) arguments it
-    runs state by state and each member of the tuple is stacked to (N, ...).
-    """
-    if all(np.ndim(array) <= 1 for array in arrays):
-        return function(model, *arrays, *((f_ext,) if forces else ()))
-    arrays, size = samples(model, names, arrays)
-    f_ext = wrenches(model, f_ext, size) if forces else None
-    results = []
-    for k in range(size):
-        row = tuple(array[k] for array in arrays)
-        if forces:
-            row += (None if len(f_ext) == 0
-                    else f_ext[min(k, len(f_ext) - 1)],)
-        results.append(function(model, *row))
-    if size == 0:  # the shapes of one result, from the zero state
-        zero = function(model, *[np.zeros(model.nq)] * len(arrays))
-        return tuple(np.zeros((0,) + np.shape(part)) for part in zero)
-    return tuple(np.array(part) for part in zip(*results))
-
-
 def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     """
     Partial derivatives of ``inverse_dynamics`` at (q, qd, qdd).
@@ -105,15 +78,7 @@ def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_inverse_dynamics_derivatives``.
     """
-    if fast.ENABLED:
-        try:
-            return fast.rnea_derivatives.inverse_dynamics_derivatives(
-                model, q, qd, qdd, f_ext)
-        except fast.Unavailable:
-            pass
-    return per_sample_tuple(reference_inverse_dynamics_derivatives, model,
-                            ('q', 'qd', 'qdd'), (q, qd, qdd), f_ext,
-                            forces=True)
+    return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext)
 
 
 def reference_inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
@@ -172,3 +137,10 @@ def reference_inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
             df[p][:, i] += Xup[i].T @ force_cross(S[i], f[i])
     M = dtau[:, 2 * n:] + np.diag(model.armature)
     return dtau[:, :n], dtau[:, n:2 * n], M
+
+
+INVERSE_DYNAMICS_DERIVATIVES = Operation(
+    reference=reference_inverse_dynamics_derivatives,
+    kernel='rnea_derivatives.inverse_dynamics_derivatives',
+    arguments=('q', 'qd', 'qdd'), results=(MATRIX, MATRIX, MATRIX),
+    forces=True)

@@ -32,6 +32,8 @@ REVOLUTE = 0
 PRISMATIC = 1
 # Attribute where the compiled path (dynamics_ros.fast) keeps its packed copy.
 PACKED_MODEL = '_packed_model'
+# Attribute where dynamics.crba keeps the joints that move no mass.
+DERIVED_CACHE = '_massless_joints'
 
 
 @dataclass
@@ -120,8 +122,9 @@ class RobotModel:
     def __setattr__(self, name, value):
         """Set an attribute; drop the compiled path's copy of the model."""
         object.__setattr__(self, name, value)
-        if name != PACKED_MODEL:
+        if name not in (PACKED_MODEL, DERIVED_CACHE):
             object.__setattr__(self, PACKED_MODEL, None)
+            object.__setattr__(self, DERIVED_CACHE, None)
 
     def update_inertias(self):
         """
@@ -155,6 +158,24 @@ class RobotModel:
     def nv(self):
         """Return the number of velocities (equal to nq: no quaternions)."""
         return len(self.joint_names)
+
+    @property
+    def mimic(self):
+        """Return the mimic joints: none (see ``MimicModel``)."""
+        return {}
+
+    @property
+    def full_joint_names(self):
+        """Return every movable joint's name (here: ``joint_names``)."""
+        return self.joint_names
+
+    def full_positions(self, q):
+        """Positions of every movable joint (here: ``q`` itself)."""
+        return np.asarray(q, dtype=float)
+
+    def full_velocities(self, qd):
+        """Velocities of every movable joint (here: ``qd`` itself)."""
+        return np.asarray(qd, dtype=float)
 
     @property
     def total_mass(self):
