@@ -34,7 +34,8 @@ from dynamics_ros.dynamics.aba import reference_forward_dynamics
 from dynamics_ros.dynamics.bias import reference_bias_forces, \
     reference_gravity_torques
 from dynamics_ros.dynamics.crba import reference_mass_matrix
-from dynamics_ros.dynamics.rnea import reference_inverse_dynamics
+from dynamics_ros.dynamics.rnea import INVERSE_DYNAMICS, \
+    reference_inverse_dynamics
 from dynamics_ros.fast.compiler import kernel, VECTOR
 from dynamics_ros.resources import robot_urdf
 import numpy as np
@@ -307,6 +308,8 @@ def test_a_failing_kernel_module_falls_back(puma, monkeypatch):
     expected = reference_inverse_dynamics(model, q[0], qd[0], qdd[0])
     monkeypatch.delattr(fast, 'rnea')
     monkeypatch.delitem(sys.modules, 'dynamics_ros.fast.rnea')
+    # As in a new process: the dispatch has not looked the kernel up yet.
+    monkeypatch.setattr(INVERSE_DYNAMICS, '_compiled', None)
 
     def broken(name, package=None):
         raise ImportError('simulated: no LLVM here')

@@ -23,25 +23,11 @@ same method: his closed form theta_dd_i = -Z^T F_i / (J^a + Z^T A*_i Z)
 
 import numpy as np
 
+from . import mimic_dynamics
+from .dispatch import dispatch, Operation, TORQUE
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross, \
     motion_cross
-from . import mimic_dynamics
-from .crba import refuse_massless
-from .dispatch import dispatch, Operation, TORQUE
-
-
-def forward_dynamics(model, q, qd, tau, f_ext=None):
-    """
-    Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd)).
-
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give qdd of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
-    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_forward_dynamics``.
-    """
-    refuse_massless(model)
-    return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext)
 
 
 def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
@@ -92,4 +78,17 @@ def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
 FORWARD_DYNAMICS = Operation(
     reference=reference_forward_dynamics, kernel='aba.forward_dynamics',
     arguments=('q', 'qd', 'tau'), results=(TORQUE,), forces=True,
-    coupled=mimic_dynamics.forward_dynamics)
+    coupled=mimic_dynamics.forward_dynamics, inverts_inertia=True)
+
+
+@FORWARD_DYNAMICS.public
+def forward_dynamics(model, q, qd, tau, f_ext=None):
+    """
+    Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd)).
+
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give qdd of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
+    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_forward_dynamics``.
+    """
+    return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext)

@@ -30,10 +30,10 @@ of the articulated-body algorithm.  M comes out of the same derivative pass
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from .aba import reference_forward_dynamics
 from . import mimic_dynamics
-from .crba import refuse_massless, singular_inertia_error
+from .aba import reference_forward_dynamics
 from .dispatch import dispatch, MATRIX, Operation
+from .massless import singular_inertia_error
 from .rnea_derivatives import reference_inverse_dynamics_derivatives
 
 
@@ -44,20 +44,6 @@ def inverse_inertia(M, model=None):
     except np.linalg.LinAlgError:
         raise singular_inertia_error(model)
     return cho_solve(factor, np.eye(M.shape[0]))
-
-
-def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
-    """
-    Partial derivatives of ``forward_dynamics`` at (q, qd, tau).
-
-    Returns ``(dqdd_dq, dqdd_dqd, Minv)``, each (nq, nq), where
-    ``Minv = dqdd/dtau``; the same as Pinocchio's computeABADerivatives.
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
-    (N, nq, 6).
-    """
-    refuse_massless(model)
-    return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext)
 
 
 def reference_forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
@@ -75,4 +61,19 @@ FORWARD_DYNAMICS_DERIVATIVES = Operation(
     reference=reference_forward_dynamics_derivatives,
     kernel='aba_derivatives.forward_dynamics_derivatives',
     arguments=('q', 'qd', 'tau'), results=(MATRIX, MATRIX, MATRIX),
-    forces=True, coupled=mimic_dynamics.forward_dynamics_derivatives)
+    forces=True, coupled=mimic_dynamics.forward_dynamics_derivatives,
+    inverts_inertia=True)
+
+
+@FORWARD_DYNAMICS_DERIVATIVES.public
+def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
+    """
+    Partial derivatives of ``forward_dynamics`` at (q, qd, tau).
+
+    Returns ``(dqdd_dq, dqdd_dqd, Minv)``, each (nq, nq), where
+    ``Minv = dqdd/dtau``; the same as Pinocchio's computeABADerivatives.
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
+    (N, nq, 6).
+    """
+    return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext)

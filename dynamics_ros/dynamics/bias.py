@@ -21,28 +21,8 @@ zero acceleration, G with zero velocity and acceleration.
 
 import numpy as np
 
-from .rnea import reference_inverse_dynamics
 from .dispatch import dispatch, Operation, TORQUE
-
-
-def bias_forces(model, q, qd):
-    """
-    Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd.
-
-    A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
-    is installed, else ``reference_bias_forces``.
-    """
-    return dispatch(BIAS_FORCES, model, (q, qd))
-
-
-def gravity_torques(model, q):
-    """
-    Return g(q): the torques that hold the arm still against gravity.
-
-    A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
-    else ``reference_gravity_torques``.
-    """
-    return dispatch(GRAVITY_TORQUES, model, (q,))
+from .rnea import reference_inverse_dynamics
 
 
 def reference_bias_forces(model, q, qd):
@@ -62,3 +42,25 @@ BIAS_FORCES = Operation(
 GRAVITY_TORQUES = Operation(
     reference=reference_gravity_torques, kernel='bias.gravity_torques',
     arguments=('q',), results=(TORQUE,))
+
+
+@BIAS_FORCES.public
+def bias_forces(model, q, qd):
+    """
+    Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd.
+
+    A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
+    is installed, else ``reference_bias_forces``.
+    """
+    return dispatch(BIAS_FORCES, model, (q, qd))
+
+
+@GRAVITY_TORQUES.public
+def gravity_torques(model, q):
+    """
+    Return g(q): the torques that hold the arm still against gravity.
+
+    A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
+    else ``reference_gravity_torques``.
+    """
+    return dispatch(GRAVITY_TORQUES, model, (q,))

@@ -29,10 +29,10 @@ returns.
 
 import numpy as np
 
+from .dispatch import dispatch, MATRIX, Operation
 from .kinematics import as_vector, parent_transforms
 from .rnea import motion_cross
 from .spatial import cross_force, cross_motion, skew
-from .dispatch import dispatch, MATRIX, Operation
 
 
 def _force_bar(h):

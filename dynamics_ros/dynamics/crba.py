@@ -22,22 +22,10 @@ inward pass of composite inertias.
 
 import numpy as np
 
-from .kinematics import as_vector, parent_transforms
 from .dispatch import dispatch, MATRIX, Operation
-from ..errors import ModelError
-from ..model.mimic_model import MimicModel
-from ..model.robot_model import DERIVED_CACHE
-
-
-def mass_matrix(model, q):
-    """
-    Symmetric positive-definite joint-space inertia M(q), (nq, nq).
-
-    A batch of q, (N, nq), gives (N, nq, nq).  Runs compiled
-    (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_mass_matrix``.
-    """
-    return dispatch(MASS_MATRIX, model, (q,))
+from .kinematics import as_vector, parent_transforms
+# Where they were first written; dynamics.massless is their home.
+from .massless import massless_joints, tree_massless_joints  # noqa: F401
 
 
 def reference_mass_matrix(model, q):
@@ -67,58 +55,13 @@ MASS_MATRIX = Operation(
     arguments=('q',), results=(MATRIX,))
 
 
-def tree_massless_joints(model):
+@MASS_MATRIX.public
+def mass_matrix(model, q):
     """
-    Tree indices of joints that move neither mass nor inertia.
+    Symmetric positive-definite joint-space inertia M(q), (nq, nq).
 
-    Joint i's column of M is zero at every q when the bodies it moves (its
-    subtree) have no mass and no rotational inertia and it has no armature.
-    Cached on the model until one of its fields is set.
+    A batch of q, (N, nq), gives (N, nq, nq).  Runs compiled
+    (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_mass_matrix``.
     """
-    cached = model.__dict__.get(DERIVED_CACHE)
-    if cached is not None:
-        return cached
-    n = model.nq
-    empty = np.array([model.mass[i] <= 0.0 and not np.any(
-        model.inertia_com[i]) for i in range(n)], dtype=bool)
-    # Children come after parents: one backward pass fills the subtrees.
-    for i in range(n - 1, -1, -1):
-        p = model.parent[i]
-        if p >= 0 and not empty[i]:
-            empty[p] = False
-    massless = [i for i in range(n) if empty[i] and model.armature[i] <= 0]
-    object.__setattr__(model, DERIVED_CACHE, massless)
-    return massless
-
-
-def massless_joints(model):
-    """
-    Names of coordinates that move no mass: M is singular at every q.
-
-    For a MimicModel an independent joint counts when every joint that
-    follows it (and itself) moves no mass.
-    """
-    if isinstance(model, MimicModel):
-        empty = set(tree_massless_joints(model.tree))
-        return [name for k, name in enumerate(model.joint_names)
-                if all(i in empty for i in np.flatnonzero(model.G[:, k]))]
-    return [model.joint_names[i] for i in tree_massless_joints(model)]
-
-
-def singular_inertia_error(model=None, sample=None):
-    """Return the ModelError for an M that is not positive definite."""
-    names = massless_joints(model) if model is not None else []
-    return ModelError(
-        'the joint-space inertia M of model %r is not positive definite%s: '
-        '%s; forward dynamics and its derivatives are undefined' % (
-            model.name if model is not None else '?',
-            '' if sample is None else ' at state %d of the batch' % sample,
-            'joints %s move no mass or inertia (no <inertial> on the links '
-            'they move, and no armature)' % ', '.join(names) if names else
-            'a subtree without mass or inertia and no armature?'))
-
-
-def refuse_massless(model):
-    """Raise the ModelError of a structurally singular M, if it is."""
-    if massless_joints(model):
-        raise singular_inertia_error(model)
+    return dispatch(MASS_MATRIX, model, (q,))

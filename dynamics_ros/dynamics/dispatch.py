@@ -26,31 +26,71 @@ arguments.  ``dispatch`` then picks, in this order:
 3. the numpy reference, state by state for a batch.
 """
 
-from dataclasses import dataclass
-from typing import Callable, Optional, Tuple
+import functools
 
 import numpy as np
 
+from .massless import refuse_massless
 from .. import fast
 from ..fast.samples import per_sample, samples, wrenches
 from ..model.mimic_model import MimicModel
+from ..model.robot_model import DERIVED_CACHE, RobotModel
 
 # How a result maps to independent coordinates.
 TORQUE = 'torque'    # (nq,): G^T tau
 MATRIX = 'matrix'    # (nq, nq): G^T X G
 
 
-@dataclass(frozen=True)
 class Operation:
-    """A public dynamics function: where its implementations are."""
+    """
+    A public dynamics function: where its implementations are.
 
-    reference: Callable          # one state of a RobotModel, numpy
-    kernel: Optional[str]        # 'module.function' in dynamics_ros.fast
-    arguments: Tuple[str, ...]   # per-joint arguments, in call order
-    results: Tuple[str, ...]     # TORQUE / MATRIX per returned array
-    forces: bool = False         # takes f_ext (per-body wrenches) last
-    coupled: Optional[Callable] = None  # own MimicModel version
-    batched: bool = False        # the reference takes the whole batch
+    - ``reference``: the numpy function of one state of a RobotModel (of a
+      whole batch when ``batched``);
+    - ``kernel``: 'module.function' of its compiled form in
+      ``dynamics_ros.fast`` (None: numpy only), loaded on first use;
+    - ``arguments``: names of the per-joint arguments, in call order;
+    - ``results``: TORQUE or MATRIX per returned array (how it maps to
+      independent coordinates);
+    - ``forces``: takes ``f_ext`` (per-body wrenches) last;
+    - ``coupled``: its own MimicModel version, where the generic map does
+      not apply (forward dynamics: ABA cannot follow a coupling);
+    - ``inverts_inertia``: refuse a model whose M is singular at every q.
+    """
+
+    def __init__(self, reference, kernel, arguments, results, forces=False,
+                 coupled=None, batched=False, inverts_inertia=False):
+        """Describe an operation; nothing is loaded yet."""
+        self.reference = reference
+        self.kernel = kernel
+        self.arguments = tuple(arguments)
+        self.results = tuple(results)
+        self.forces = forces
+        self.coupled = coupled
+        self.batched = batched
+        self.inverts_inertia = inverts_inertia
+        self._compiled = None
+
+    def compiled(self):
+        """Return the compiled function (raises fast.Unavailable)."""
+        if self._compiled is None:
+            module, function = self.kernel.split('.')
+            self._compiled = getattr(getattr(fast, module), function)
+        return self._compiled
+
+    def public(self, function):
+        """
+        Decorate the public ``function`` with the compiled call in front.
+
+        ``function`` itself calls ``dispatch`` (the whole decision); the
+        wrapper only inlines its most frequent outcome, a plain RobotModel
+        on the compiled path, because one more Python call costs 15 % of a
+        7-joint inverse dynamics.  It falls back to ``function`` for
+        anything else.
+        """
+        run = HOT_PATHS.get((len(self.arguments), self.forces,
+                             self.inverts_inertia), no_hot_path)(self, function)
+        return functools.update_wrapper(run, function)
 
 
 def per_sample_results(function, model, names, arrays, f_ext=None,
@@ -80,10 +120,9 @@ def per_sample_results(function, model, names, arrays, f_ext=None,
 def evaluate(operation, model, arrays, f_ext=None):
     """Run ``operation`` on a RobotModel: compiled if possible, else numpy."""
     extra = (f_ext,) if operation.forces else ()
-    if operation.kernel is not None and fast.ENABLED:
-        module, function = operation.kernel.split('.')
+    if fast.ENABLED and operation.kernel is not None:
         try:
-            return getattr(getattr(fast, module), function)(
+            return (operation._compiled or operation.compiled())(
                 model, *arrays, *extra)
         except fast.Unavailable:
             pass
@@ -93,6 +132,63 @@ def evaluate(operation, model, arrays, f_ext=None):
         per_sample_results
     return sampler(operation.reference, model, operation.arguments, arrays,
                    f_ext, forces=operation.forces)
+
+
+def hot_path_1(operation, function):
+    """Hot path of an operation of q alone."""
+    def run(model, q):
+        kernel = operation._compiled
+        if kernel is not None and fast.ENABLED and \
+                model.__class__ is RobotModel:
+            return kernel(model, q)
+        return function(model, q)
+    return run
+
+
+def hot_path_2(operation, function):
+    """Hot path of an operation of (q, qd)."""
+    def run(model, q, qd):
+        kernel = operation._compiled
+        if kernel is not None and fast.ENABLED and \
+                model.__class__ is RobotModel:
+            return kernel(model, q, qd)
+        return function(model, q, qd)
+    return run
+
+
+def hot_path_3_forces(operation, function):
+    """Hot path of an operation of three per-joint arguments and f_ext."""
+    def run(model, a, b, c, f_ext=None):
+        kernel = operation._compiled
+        if kernel is not None and fast.ENABLED and \
+                model.__class__ is RobotModel:
+            return kernel(model, a, b, c, f_ext)
+        return function(model, a, b, c, f_ext)
+    return run
+
+
+def hot_path_3_forces_inverting(operation, function):
+    """As ``hot_path_3_forces``, for a model known to have no massless joint."""
+    def run(model, a, b, c, f_ext=None):
+        kernel = operation._compiled
+        if kernel is not None and fast.ENABLED and \
+                model.__class__ is RobotModel and \
+                model.__dict__.get(DERIVED_CACHE) == []:
+            return kernel(model, a, b, c, f_ext)
+        return function(model, a, b, c, f_ext)
+    return run
+
+
+def no_hot_path(operation, function):
+    """Operations not called often enough to need one: ``function``."""
+    def run(*args, **kwargs):
+        return function(*args, **kwargs)
+    return run
+
+
+HOT_PATHS = {(1, False, False): hot_path_1, (2, False, False): hot_path_2,
+             (3, True, False): hot_path_3_forces,
+             (3, True, True): hot_path_3_forces_inverting}
 
 
 def tree_arguments(model, names, arrays):
@@ -123,8 +219,26 @@ def project(model, kind, value):
 
 def dispatch(operation, model, arrays, f_ext=None):
     """Evaluate ``operation`` for any model: the one place that decides."""
-    if not isinstance(model, MimicModel):
-        return evaluate(operation, model, arrays, f_ext)
+    if model.__class__ is MimicModel:
+        return dispatch_coupled(operation, model, arrays, f_ext)
+    # The cached list of joints that move no mass: None until computed.
+    if operation.inverts_inertia and (
+            model.__dict__.get(DERIVED_CACHE) is None
+            or model.__dict__[DERIVED_CACHE]):
+        refuse_massless(model)
+    kernel = operation._compiled
+    if kernel is not None and fast.ENABLED:
+        # The hot path of one compiled call: nothing else in between.
+        if operation.forces:
+            return kernel(model, *arrays, f_ext)
+        return kernel(model, *arrays)
+    return evaluate(operation, model, arrays, f_ext)
+
+
+def dispatch_coupled(operation, model, arrays, f_ext=None):
+    """Evaluate ``operation`` on a MimicModel, in independent coordinates."""
+    if operation.inverts_inertia:
+        refuse_massless(model)
     if operation.coupled is not None:
         return operation.coupled(model, *arrays,
                                  *((f_ext,) if operation.forces else ()))

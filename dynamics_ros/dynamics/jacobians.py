@@ -26,11 +26,15 @@ frame (Freeman 1985, Table 2-3, first-order influence coefficients):
 
 - revolute: angular s_j, linear s_j x (P - p_j);
 - prismatic: angular 0, linear s_j.
+
+A MimicModel's Jacobian is its tree's times G (qd_tree = G qd): the column
+of an independent joint sums the motion of every joint that follows it.
 """
 
 import numpy as np
 
 from .kinematics import as_vector, body_poses
+from ..model.mimic_model import MimicModel
 from ..model.robot_model import REVOLUTE
 
 
@@ -113,13 +117,17 @@ def link_jacobian(model, q, link, point=None, frame='world'):
     Geometric Jacobian (6, nq) of a link frame or of a point fixed in it.
 
     ``link``: a URDF link name of the model (``model.frames``) or a body
-    index.  ``point``: coordinates in the link frame (default the frame
+    index (of ``model.tree`` for a MimicModel).  ``point``: coordinates in the link frame (default the frame
     origin).  Rows [angular; linear].  ``frame='world'`` expresses both in
     the root frame; ``'local'`` in the link frame's own axes (the point's
     velocity, not a different point).
     """
     if frame not in ('world', 'local'):
         raise ValueError("frame must be 'world' or 'local', got %r" % frame)
+    if isinstance(model, MimicModel):
+        q = as_vector(model, q, 'q')
+        return link_jacobian(model.tree, model.full_positions(q), link,
+                             point, frame) @ model.G
     body, rotation, position, rotations, translations = point_in_root(
         model, q, link, point)
     if body < 0:

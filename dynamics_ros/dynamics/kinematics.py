@@ -12,11 +12,18 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Joint transforms and forward kinematics of a RobotModel."""
+"""
+Joint transforms and forward kinematics of a RobotModel.
+
+A MimicModel's kinematics are those of its tree at q_tree = G q + offset:
+``body_poses`` and ``link_pose`` take independent coordinates and return
+the poses of every tree body (mimic joints' bodies included).
+"""
 
 import numpy as np
 
 from .spatial import axis_angle_to_matrix, motion_transform
+from ..model.mimic_model import MimicModel
 from ..model.robot_model import REVOLUTE
 
 
@@ -45,9 +52,26 @@ def parent_transforms(model, q):
             for i in range(model.nq)]
 
 
-def body_poses(model, q):
-    """World (root-frame) rotation and translation of every body frame."""
+def tree_positions(model, q):
+    """
+    Return (tree, q_tree): the RobotModel the poses are computed on.
+
+    A MimicModel's independent ``q`` (checked against its coordinates, so
+    errors name the joints the caller gives) maps to every tree joint.
+    """
     q = as_vector(model, q, 'q')
+    if isinstance(model, MimicModel):
+        return model.tree, model.full_positions(q)
+    return model, q
+
+
+def body_poses(model, q):
+    """
+    World (root-frame) rotation and translation of every body frame.
+
+    For a MimicModel: of every body of its tree, ``model.tree.body_names``.
+    """
+    model, q = tree_positions(model, q)
     rotations = np.zeros((model.nq, 3, 3))
     translations = np.zeros((model.nq, 3))
     for i in range(model.nq):

@@ -55,7 +55,6 @@ from scipy.linalg import expm
 from . import mimic_dynamics
 from .aba import reference_forward_dynamics
 from .aba_derivatives import inverse_inertia
-from .crba import refuse_massless
 from .dispatch import dispatch, MATRIX, Operation
 from .kinematics import as_vector
 from .rnea import inverse_dynamics, reference_inverse_dynamics
@@ -105,7 +104,6 @@ def linearize(model, q, qd, tau, dt=None):
     A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
     states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
     """
-    refuse_massless(model)
     A, B = dispatch(LINEARIZE, model, (q, qd, tau))
     if dt is None:
         return A, B
@@ -162,7 +160,6 @@ def linearize_trajectory(model, t, q, qd, qdd, discrete=False):
     """
     t, (q, qd, qdd) = trajectory_samples(model, t, q, qd, qdd)
     count, n = q.shape
-    refuse_massless(model)
     A, B, tau = dispatch(LINEARIZE_TRAJECTORY, model, (q, qd, qdd))
     if not discrete:
         return A, B, tau
@@ -205,9 +202,9 @@ def coupled_linearize_trajectory(model, q, qd, qdd):
 LINEARIZE = Operation(
     reference=reference_linearize, kernel='linearize.linearize',
     arguments=('q', 'qd', 'tau'), results=(MATRIX, MATRIX),
-    coupled=mimic_dynamics.linearize)
+    coupled=mimic_dynamics.linearize, inverts_inertia=True)
 LINEARIZE_TRAJECTORY = Operation(
     reference=reference_linearize_trajectory,
     kernel='linearize.linearize_trajectory', arguments=('q', 'qd', 'qdd'),
     results=(MATRIX, MATRIX, MATRIX), coupled=coupled_linearize_trajectory,
-    batched=True)
+    batched=True, inverts_inertia=True)

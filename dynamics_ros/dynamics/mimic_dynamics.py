@@ -31,7 +31,8 @@ dqdd/dq = -M_r^-1 dtau_r/dq at qdd, dqdd/dtau = M_r^-1.
 
 import numpy as np
 
-from .crba import mass_matrix, singular_inertia_error
+from .crba import mass_matrix
+from .massless import singular_inertia_error
 from .rnea import inverse_dynamics
 from .rnea_derivatives import inverse_dynamics_derivatives
 from ..fast.samples import samples
@@ -59,7 +60,7 @@ def inverse(model, M):
 
 
 def forward_dynamics(model, q, qd, tau, f_ext=None):
-    """qdd = M_r^-1 (tau - h_r) of a MimicModel: one state or a batch."""
+    """Return qdd = M_r^-1 (tau - h_r) of a MimicModel, one state or N."""
     (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
     M = mass_matrix(model, q)
     h = inverse_dynamics(model, q, qd, np.zeros(model.nq), f_ext)

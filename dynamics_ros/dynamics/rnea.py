@@ -23,8 +23,8 @@ spatial vectors.  Gravity enters as a fictitious base acceleration -g
 
 import numpy as np
 
-from .kinematics import as_vector, parent_transforms
 from .dispatch import dispatch, Operation, TORQUE
+from .kinematics import as_vector, parent_transforms
 
 
 def motion_cross(v, m):
@@ -67,20 +67,6 @@ def base_acceleration(model):
     return np.concatenate((np.zeros(3), -model.gravity))
 
 
-def inverse_dynamics(model, q, qd, qdd, f_ext=None):
-    """
-    Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
-
-    ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
-    i's frame about its origin.  Joint armature adds ``armature * qdd``.
-    A batch: q, qd, qdd of shape (N, nq) (an (nq,) one is shared by all N
-    states) give tau of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
-    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_inverse_dynamics``.
-    """
-    return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext)
-
-
 def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
     """Inverse dynamics of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
@@ -118,3 +104,18 @@ def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
 INVERSE_DYNAMICS = Operation(
     reference=reference_inverse_dynamics, kernel='rnea.inverse_dynamics',
     arguments=('q', 'qd', 'qdd'), results=(TORQUE,), forces=True)
+
+
+@INVERSE_DYNAMICS.public
+def inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """
+    Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
+
+    ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
+    i's frame about its origin.  Joint armature adds ``armature * qdd``.
+    A batch: q, qd, qdd of shape (N, nq) (an (nq,) one is shared by all N
+    states) give tau of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
+    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_inverse_dynamics``.
+    """
+    return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext)

@@ -44,10 +44,10 @@ root-frame composites, entry by entry, as Pinocchio does.
 
 import numpy as np
 
+from .dispatch import dispatch, MATRIX, Operation
 from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross
 from .spatial import cross_motion, skew
-from .dispatch import dispatch, MATRIX, Operation
 
 
 def force_bar(h):
@@ -62,23 +62,6 @@ def force_bar(h):
     bar[:3, 3:] = -skew(h[3:])
     bar[3:, :3] = -skew(h[3:])
     return bar
-
-
-def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
-    """
-    Partial derivatives of ``inverse_dynamics`` at (q, qd, qdd).
-
-    Returns ``(dtau_dq, dtau_dqd, M)``, each (nq, nq), with
-    ``dtau_dq[i, j] = d tau_i / d q_j`` and ``M = d tau / d qdd`` the
-    joint-space inertia (armature included).  ``f_ext`` are the same
-    body-frame wrenches ``inverse_dynamics`` takes; fixed in their bodies,
-    they enter the derivatives through the transforms only.  A batch: q,
-    qd, qdd of shape (N, nq) (an (nq,) one is shared by all N states) give
-    three (N, nq, nq) arrays; f_ext is then (nq, 6) or (N, nq, 6).  Runs
-    compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_inverse_dynamics_derivatives``.
-    """
-    return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext)
 
 
 def reference_inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
@@ -144,3 +127,21 @@ INVERSE_DYNAMICS_DERIVATIVES = Operation(
     kernel='rnea_derivatives.inverse_dynamics_derivatives',
     arguments=('q', 'qd', 'qdd'), results=(MATRIX, MATRIX, MATRIX),
     forces=True)
+
+
+@INVERSE_DYNAMICS_DERIVATIVES.public
+def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
+    """
+    Partial derivatives of ``inverse_dynamics`` at (q, qd, qdd).
+
+    Returns ``(dtau_dq, dtau_dqd, M)``, each (nq, nq), with
+    ``dtau_dq[i, j] = d tau_i / d q_j`` and ``M = d tau / d qdd`` the
+    joint-space inertia (armature included).  ``f_ext`` are the same
+    body-frame wrenches ``inverse_dynamics`` takes; fixed in their bodies,
+    they enter the derivatives through the transforms only.  A batch: q,
+    qd, qdd of shape (N, nq) (an (nq,) one is shared by all N states) give
+    three (N, nq, nq) arrays; f_ext is then (nq, 6) or (N, nq, 6).  Runs
+    compiled (``dynamics_ros.fast``) when numba is installed, else
+    ``reference_inverse_dynamics_derivatives``.
+    """
+    return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext)

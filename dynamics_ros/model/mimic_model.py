@@ -57,9 +57,9 @@ def resolve_mimic(tree, mimic):
                 'the model (a fixed joint, a missing one, or cut off by '
                 'root_link/tip_link)' % (joint, master))
         if not np.isfinite(multiplier) or not np.isfinite(offset):
-            raise ModelError('joint %r: mimic multiplier %r and offset %r '
-                             'must be finite numbers' % (joint, multiplier,
-                                                          offset))
+            raise ModelError(
+                'joint %r: mimic multiplier %r and offset %r must be finite '
+                'numbers' % (joint, multiplier, offset))
         if multiplier == 0.0:
             raise ModelError('joint %r: mimic multiplier 0 pins the joint; '
                              'make it a fixed joint instead' % joint)
