@@ -39,6 +39,7 @@ from .errors import ModelError, ModelWarning
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
 from .model.dh import dh_table, DHTable, from_dh
+from .model.mimic_model import MimicModel
 from .model.payload import add_payload
 from .model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .model.urdf import load_urdf
@@ -48,7 +49,8 @@ from .sim.simulator import Simulator
 __version__ = '0.1.0'
 
 __all__ = [
-    'ModelError', 'ModelWarning', 'PRISMATIC', 'REVOLUTE', 'RobotModel',
+    'MimicModel', 'ModelError', 'ModelWarning', 'PRISMATIC', 'REVOLUTE',
+    'RobotModel',
     'bias_forces', 'body_poses', 'coriolis_matrix', 'forward_dynamics',
     'gravity_torques', 'inverse_dynamics', 'link_pose', 'load_urdf',
     'mass_matrix',
