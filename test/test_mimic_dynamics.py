@@ -292,3 +292,21 @@ def test_massless_fingers_refuse_forward_dynamics():
     with pytest.raises(dr.ModelError, match='joints panda_finger_joint1 move '
                                             'no mass or inertia'):
         dr.forward_dynamics(model, zero, zero, zero)
+
+
+def test_urdf_round_trip_keeps_the_coupling():
+    """to_urdf writes <mimic>; loading it back gives the same dynamics."""
+    model = coupled(CHAIN)
+    again = dr.load_urdf(dr.to_urdf(model))
+    assert isinstance(again, MimicModel)
+    assert again.mimic == model.mimic
+    q = random_states(model, 1)[0][0]
+    assert_close(dr.mass_matrix(again, q), dr.mass_matrix(model, q))
+
+
+def test_flexible_links_refuse_mimic_models():
+    """Mackay's assumed modes are for a tree's own joints: said so."""
+    with pytest.raises(dr.ModelError, match='with mimic joints '
+                                            r'\(panda_finger_joint2\) are not '
+                                            'supported'):
+        dr.FlexibleModel(coupled(FINGERS), {})

@@ -38,6 +38,7 @@ import yaml
 from .link import FlexibleLink, RigidPart
 from .model import FlexibleModel
 from ..errors import ModelError
+from ..model.mimic_model import MimicModel
 from ..model.robot_model import RobotModel
 from ..model.urdf import load_urdf
 from ..resources import robot_urdf
@@ -107,7 +108,7 @@ def read_config(config):
 
 
 def _robot(data, directory, model, load_options):
-    if isinstance(model, RobotModel):
+    if isinstance(model, (MimicModel, RobotModel)):
         return model
     if model is not None:
         return load_urdf(model, **load_options)

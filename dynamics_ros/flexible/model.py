@@ -78,6 +78,13 @@ class FlexibleModel:
 
     def __init__(self, model, links):
         """Resolve every declaration against ``model`` and precompute."""
+        if model.mimic:
+            # The assumed-modes equations are written for a tree's own
+            # joints; a coupling would need its own reduction of them.
+            raise ModelError(
+                'flexible links on model %r with mimic joints (%s) are not '
+                'supported: cut the mimic joints off with tip_link' % (
+                    model.name, ', '.join(model.mimic)))
         self.model = model
         self.links = {}
         body_of = {name: i for i, name in enumerate(model.body_names)}

@@ -120,7 +120,10 @@ def to_urdf(model, name=None):
 
     Loading the text back with ``load_urdf`` gives the same joint-space
     dynamics (same joint names, order, frames and inertias) as ``model``.
+    A MimicModel is written as its tree with a ``<mimic>`` per mimic joint.
     """
+    mimic = model.mimic
+    model = getattr(model, 'tree', model)
     lines = ['<?xml version="1.0"?>',
              '<robot name=%s>' % quoteattr(name or model.name)]
     links = [model.root_link] + list(model.body_names)
@@ -143,8 +146,13 @@ def to_urdf(model, name=None):
             '    <axis xyz="%s"/>' % _numbers(model.axis[i]),
             _limit(model, i, kind),
             '    <dynamics damping="%.17g" friction="%.17g"/>' % (
-                model.damping[i], model.friction[i]),
-            '  </joint>'])
+                model.damping[i], model.friction[i])])
+        if model.joint_names[i] in mimic:
+            master, multiplier, offset = mimic[model.joint_names[i]]
+            lines.append('    <mimic joint=%s multiplier="%.17g" '
+                         'offset="%.17g"/>' % (quoteattr(master), multiplier,
+                                               offset))
+        lines.append('  </joint>')
     for link, (body, rotation, translation) in model.frames.items():
         if link in links:
             continue
