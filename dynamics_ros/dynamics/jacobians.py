@@ -117,10 +117,10 @@ def link_jacobian(model, q, link, point=None, frame='world'):
     Geometric Jacobian (6, nq) of a link frame or of a point fixed in it.
 
     ``link``: a URDF link name of the model (``model.frames``) or a body
-    index (of ``model.tree`` for a MimicModel).  ``point``: coordinates in the link frame (default the frame
-    origin).  Rows [angular; linear].  ``frame='world'`` expresses both in
-    the root frame; ``'local'`` in the link frame's own axes (the point's
-    velocity, not a different point).
+    index (of ``model.tree`` for a MimicModel).  ``point``: coordinates in
+    the link frame (default the frame origin).  Rows [angular; linear].
+    ``frame='world'`` expresses both in the root frame; ``'local'`` in the
+    link frame's own axes (the point's velocity, not a different point).
     """
     if frame not in ('world', 'local'):
         raise ValueError("frame must be 'world' or 'local', got %r" % frame)

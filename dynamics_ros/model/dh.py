@@ -32,13 +32,19 @@ fixed transforms: ``base`` (root link -> DH frame 0) and ``tool`` (last DH
 frame -> tip link).  They are identities when the URDF's root and tip frames
 already are DH frames; ``extra_transforms()`` lists the ones that are not.
 Link inertial parameters are stored in the DH frame of their link.
+
+Mimic joints: a MimicModel's table is its tree's, one row per movable joint
+(a mimic joint moves its link like any other), and ``mimic`` records the
+coupling: ``q_j = multiplier * q_master + offset`` for each mimic row.
+``from_dh`` of such a table returns a MimicModel again.
 """
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
+from .mimic_model import MimicModel
 from .robot_model import PRISMATIC, REVOLUTE, RobotModel
 from ..errors import ModelError
 
@@ -113,6 +119,8 @@ class DHTable:
     (n, 3, 3) of link i in DH frame i (inertia about the centre of mass).
     ``base`` and ``tool`` are 4x4 transforms root -> DH frame 0 and DH frame
     n -> tip link.  Limits and names default to unlimited and generic.
+    ``mimic`` maps a row's joint name to ``(master, multiplier, offset)``
+    when that joint follows another (URDF ``<mimic>``); empty otherwise.
     """
 
     a: np.ndarray
@@ -141,6 +149,7 @@ class DHTable:
     friction: np.ndarray = None
     armature: np.ndarray = None
     name: str = 'dh_robot'
+    mimic: Dict[str, Tuple[str, float, float]] = field(default_factory=dict)
 
     def __post_init__(self):
         """Check shapes and fill defaults; raise ModelError when wrong."""
@@ -193,6 +202,17 @@ class DHTable:
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ModelError('DH table: %s has non-finite values %s' % (
                     name, getattr(self, name)))
+        self.mimic = {joint: (str(master), float(m), float(o))
+                      for joint, (master, m, o) in dict(
+                          self.mimic or {}).items()}
+        unknown = sorted({name for joint, (master, _, _) in self.mimic.items()
+                          for name in (joint, master)
+                          if name not in self.joint_names})
+        if unknown:
+            raise ModelError('DH table: mimic names joints %s that are not '
+                             'rows of the table (%s)' % (
+                                 ', '.join(unknown),
+                                 ', '.join(self.joint_names)))
 
     @staticmethod
     def _array(value, shape, name):
@@ -257,13 +277,19 @@ class DHTable:
                 if not np.allclose(T, np.eye(4), atol=1e-12)]
 
     def rows(self):
-        """Return the table as dicts (for printing), joint value at q=0."""
+        """
+        Return the table as dicts (for printing), joint value at q=0.
+
+        ``mimic`` is None, or the (master, multiplier, offset) of a row
+        whose joint follows another.
+        """
         kinds = {REVOLUTE: 'revolute', PRISMATIC: 'prismatic'}
         return [dict(joint=self.joint_names[i],
                      type=kinds[int(self.joint_type[i])],
                      a=self.a[i], alpha=self.alpha[i], d=self.d[i],
                      theta=self.theta[i], variable='theta' if
-                     self.joint_type[i] == REVOLUTE else 'd')
+                     self.joint_type[i] == REVOLUTE else 'd',
+                     mimic=self.mimic.get(self.joint_names[i]))
                 for i in range(self.n)]
 
 
@@ -478,8 +504,14 @@ def dh_table(model, convention='standard', tip_link=None):
     through the previous DH origin.  ``tip_link`` (a link fixed to the last
     body; default the last body's link) sets the ``tool`` transform.
     Inertial parameters are re-expressed in each link's DH frame.
+    A MimicModel's table is its tree's with the coupling in ``mimic`` (a
+    row per movable joint, mimic ones included).
     Raises ModelError for a tree or an unknown convention.
     """
+    if isinstance(model, MimicModel):
+        table = dh_table(model.tree, convention, tip_link)
+        table.mimic = dict(model.mimic)
+        return table
     if convention not in CONVENTIONS:
         raise ModelError('DH convention must be one of %s, got %r' % (
             ', '.join(CONVENTIONS), convention))
@@ -543,7 +575,8 @@ def from_dh(table, mass=None, com=None, inertia_com=None, gravity=None,
     i's motion starts: DH frame i-1 turned by the angle offset (standard;
     Rz(theta_i) Tz(d_i), the frames of the shipped PUMA URDF) or DH frame i
     itself (modified).  Its joint axis is z.  The tool transform becomes the
-    frame of ``table.tip_link``.
+    frame of ``table.tip_link``.  A table with ``mimic`` rows gives a
+    MimicModel (its tree: one body per row).
     """
     if not isinstance(table, DHTable):
         raise ModelError('from_dh needs a DHTable, got %s' % type(
@@ -580,7 +613,7 @@ def from_dh(table, mass=None, com=None, inertia_com=None, gravity=None,
     if table.tip_link not in frames:
         tip = inertia_frames[-1] @ table.tool
         frames[table.tip_link] = (n - 1, tip[:3, :3], tip[:3, 3])
-    return RobotModel(
+    model = RobotModel(
         joint_names=list(table.joint_names),
         body_names=list(table.link_names), parent=np.arange(n) - 1,
         joint_type=table.joint_type.copy(),
@@ -597,3 +630,4 @@ def from_dh(table, mass=None, com=None, inertia_com=None, gravity=None,
         damping=table.damping.copy(), friction=table.friction.copy(),
         armature=table.armature.copy(), root_link=table.root_link,
         name=name or table.name, frames=frames)
+    return MimicModel(model, table.mimic) if table.mimic else model

@@ -21,10 +21,15 @@ The payload is a rigid body given in the frame of the link it is attached to
 either 3x3 or the URDF six ``ixx ixy ixz iyy iyz izz``).  Merging it into the
 link's body is the parallel-axis sum of two rigid bodies, the same thing the
 URDF loader does for a link welded by a fixed joint.
+
+On a MimicModel the payload goes to a body of its tree (every movable
+joint's body, mimic ones included) and the result is a MimicModel with the
+same coupling.
 """
 
 import numpy as np
 
+from .mimic_model import MimicModel
 from ..errors import ModelError
 
 
@@ -86,7 +91,10 @@ def payload_body(model, link=None):
     ``link`` is a link name of the model (its merged body and where the link
     frame sits in that body); None means the last body of the model, in its
     own frame.  Body -1 is the fixed base: a payload there moves nothing.
+    A MimicModel's bodies are those of its tree.
     """
+    if isinstance(model, MimicModel):
+        model = model.tree
     if link:
         if link not in model.frames:
             raise ModelError('payload link %r is not a link of model %r '
@@ -125,8 +133,12 @@ def add_payload(model, mass, com, inertia, link=None):
 
     ``com`` and ``inertia`` are expressed in the frame of ``link`` (default:
     the last body of the model, in its own frame).  The model itself is not
-    changed.  A zero payload returns an unchanged copy.
+    changed.  A zero payload returns an unchanged copy.  A MimicModel gets
+    the payload on its tree and keeps its mimic joints.
     """
+    if isinstance(model, MimicModel):
+        return MimicModel(add_payload(model.tree, mass, com, inertia, link),
+                          model.mimic)
     mass, com, inertia = check_payload(mass, com, inertia)
     body, rotation, translation = payload_body(model, link)
     if body < 0 or (mass == 0.0 and not np.any(inertia)):

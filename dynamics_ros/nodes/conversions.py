@@ -54,6 +54,14 @@ JointTrajectory::
   ``start_time`` (absolute seconds) is used when ``header.stamp`` is zero
   (start on receipt), as joint_trajectory_controller does.
 
+Mimic joints (``model.mimic``: joint -> (master, multiplier, offset)):
+``mimic_joints_named(names, mimic, what)`` is a reason when a command or
+trajectory names a mimic joint (it follows its master and takes no command
+of its own, as ros2_control exports no command interface for it), else
+None; ``message_vector(..., mimic=model.mimic)`` names them in a reason
+about the command size.  A JointState naming mimic joints is read as any other: they are
+extra names, ignored (their values follow from their masters').
+
 Time: ``to_seconds(Time or Duration msg)``, ``time_message(seconds)``.
 
 Warnings: ``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a
@@ -226,22 +234,44 @@ def vector_message(values):
     return msg
 
 
-def message_vector(msg, size, what='command'):
+def message_vector(msg, size, what='command', mimic=None):
     """
     Return the (size,) data of a Float64MultiArray, or a reason.
 
     Reasons: a size that differs from ``size``, or a non-finite value.  An
     all-NaN message means "no command" in ros2_control; it is a reason too.
+    ``mimic`` (a model's mimic joints) is named in the reason for a wrong
+    size: a command for every joint, mimic ones included, is a likely one.
     """
     data = np.asarray(msg.data, dtype=float)
     if data.shape != (size,):
-        return '%s size (%d) does not match number of joints (%d)' % (
-            what, data.size, size)
+        return '%s size (%d) does not match number of joints (%d)%s' % (
+            what, data.size, size, mimic_note(mimic))
     if not np.all(np.isfinite(data)):
         if np.all(np.isnan(data)):
             return '%s is all NaN (no command)' % what
         return '%s has non-finite values %s' % (what, data.tolist())
     return data
+
+
+def mimic_joints_named(names, mimic, what='message'):
+    """Return a reason if ``names`` include joints of ``mimic``, else None."""
+    named = [name for name in names if name in mimic]
+    if not named:
+        return None
+    return '%s names mimic joint%s %s: a mimic joint follows its master ' \
+        'and takes no command of its own; command the master instead' % (
+            what, 's' if len(named) > 1 else '', ', '.join(
+                '%s (follows %s)' % (name, mimic[name][0])
+                for name in named))
+
+
+def mimic_note(mimic):
+    """Return a note naming the mimic joints a command leaves out, or ''."""
+    if not mimic:
+        return ''
+    return ' (mimic joints %s follow their masters and take no command)' % (
+        ', '.join(sorted(mimic)))
 
 
 def trajectory_fields(point, index, size, names, k):

@@ -35,6 +35,12 @@ the first joint positions received.  Annotator: a JointTrajectory on
 ``effort`` set to the inverse-dynamics torques at that point.  Model and
 payload parameters: ``dynamics_ros.nodes.model_source``.  Bad input is
 dropped with a throttled warning; nothing non-finite is ever published.
+
+Mimic joints (a URDF ``<mimic>``, e.g. the second finger of a parallel
+gripper): the model's coordinates, ``joints`` and every output are the
+independent joints.  Mimic joints in ``joint_states`` are ignored (their
+values follow from their masters', as MoveIt treats them); a trajectory
+naming one is dropped with a warning (they take no command).
 """
 
 import threading
@@ -47,8 +53,8 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (is_zero_time, joint_state_message, JointStateReader,
-                          ThrottledWarnings, to_seconds, trajectory_arrays,
-                          vector_message)
+                          mimic_joints_named, ThrottledWarnings, to_seconds,
+                          trajectory_arrays, vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .model_source import model_index, ModelSource, NO_MODEL
@@ -250,13 +256,21 @@ class InverseDynamicsNode(Node):
             self.feedforward_publisher.publish(joint_state_message(
                 self.joint_names, stamp, effort=ordered))
 
+    def read_trajectory(self, msg, start_time):
+        """Return the Trajectory of ``msg`` in model order, or a reason."""
+        named = mimic_joints_named(msg.joint_names, self.model.mimic,
+                                   'JointTrajectory')
+        if named is not None:
+            return named
+        return trajectory_arrays(msg, self.model.joint_names, start_time)
+
     def on_trajectory(self, msg):
         """Make ``msg`` the reference (start at header.stamp or now)."""
         if self.model is None:
             self.warnings.ignored('joint_trajectory', NO_MODEL)
             return
         now = self.now()
-        trajectory = trajectory_arrays(msg, self.model.joint_names, now)
+        trajectory = self.read_trajectory(msg, now)
         if isinstance(trajectory, str):
             self.warnings.ignored('joint_trajectory', trajectory)
             return
@@ -272,7 +286,7 @@ class InverseDynamicsNode(Node):
         if self.model is None:
             self.warnings.ignored('trajectory_in', NO_MODEL)
             return
-        trajectory = trajectory_arrays(msg, self.model.joint_names, 0.0)
+        trajectory = self.read_trajectory(msg, 0.0)
         if isinstance(trajectory, str):
             self.warnings.ignored('trajectory_in', trajectory)
             return

@@ -28,6 +28,10 @@ State order: x = [q; qd] with q = the ``joints`` parameter order, u = tau in
 the same order.  ``discrete_dt`` > 0 publishes the zero-order-hold discrete
 model x[k+1] = A x[k] + B u[k] with that sample time; 0 the continuous
 dx/dt = A x + B u.  Model parameters: ``dynamics_ros.nodes.model_source``.
+
+With mimic joints (URDF ``<mimic>``) q, tau and ``joints`` are the
+independent joints (A is 2n x 2n, B 2n x n for n of them); mimic joints in
+``joint_states`` are ignored, their values following from their masters'.
 """
 
 import math
@@ -152,7 +156,8 @@ class LinearizationNode(Node):
         """Keep the last valid effort command (joints order -> model)."""
         if self.model is None:
             return
-        command = message_vector(msg, self.model.nq, 'effort_commands')
+        command = message_vector(msg, self.model.nq, 'effort_commands',
+                                 self.model.mimic)
         if isinstance(command, str):
             self.warnings.ignored('effort_commands', command)
             return

@@ -68,6 +68,18 @@ cannot be read, or that does not fit the model, stops the node at start-up
 with the reason.  The integration step should stay below 1/20 of the
 shortest natural period (a warning gives the rate needed).
 
+Mimic joints (URDF ``<mimic>``, e.g. a parallel gripper's second finger)
+are simulated coupled to their masters (a MimicModel in independent
+coordinates, see dynamics_ros.sim.simulator).  Commands, ``joints``,
+``initial_positions`` and the gains address the independent joints only
+(ros2_control exports no command interface for a mimic joint): a command
+of the wrong size names the mimic joints in its warning, and a trajectory
+naming a mimic joint is dropped with a warning.  ``joint_states`` carries
+every movable joint as Gazebo publishes it: the ``joints`` in their order,
+then the mimic joints in model order, their position multiplier * master
++ offset, their velocity multiplier * master's and their effort 0 (the
+effort applied to the coupled coordinate is reported on the master).
+
 The integration runs in its own thread; message callbacks only queue what
 they received, and the thread applies it between two steps.  Each step
 is the ROS-free ``Simulator.step`` (compiled for a rigid model, see
@@ -99,9 +111,9 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (joint_state_message, message_vector, name_index,
-                          pick, ThrottledWarnings, time_message,
-                          trajectory_arrays)
+from .conversions import (joint_state_message, message_vector,
+                          mimic_joints_named, name_index, pick,
+                          ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS
@@ -263,6 +275,21 @@ def trajectory_efforts(msg, joint_names):
     return np.array(efforts)
 
 
+def published_joints(model, joint_names):
+    """
+    Return the names ``joint_states`` carries and their full-vector index.
+
+    The names are ``joint_names`` (the independent joints, ``joints``
+    order), then the model's mimic joints in model order; ``index[k]`` is
+    the position of the k-th name in ``model.full_joint_names``, the order
+    of ``Simulator.full_state``.
+    """
+    full = list(model.full_joint_names)
+    names = list(joint_names) + [name for name in full
+                                 if name in model.mimic]
+    return names, np.array([full.index(name) for name in names], dtype=int)
+
+
 class SimulatorNode(Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
@@ -274,6 +301,7 @@ class SimulatorNode(Node):
         self.pending = deque()
         self.simulation = None
         self.joint_names = None
+        self.mimic = {}
         self.model_error = None
         self.state_publisher = self.create_publisher(
             JointState, 'joint_states', PUBLISH_QOS)
@@ -411,6 +439,7 @@ class SimulatorNode(Node):
             return
         self.model_error = None
         self.joint_names = list(joint_names)
+        self.mimic = dict(model.mimic)
         if self.simulation is None:
             self.simulation = simulation
         else:
@@ -447,15 +476,17 @@ class SimulatorNode(Node):
         every = 1 if publish_rate <= 0.0 else max(
             1, int(round(self.settings['rate'] / publish_rate)))
         flexible = simulator.flexible_state()
+        published, full_index = published_joints(model, joint_names)
         return {'simulator': simulator,
                 'commands': JointCommands(model, *gains),
                 'index': index, 'joint_names': list(joint_names),
-                # joints in model order: publish without reordering
-                'model_order': bool(np.array_equal(index,
-                                                   np.arange(index.size))),
+                'full_index': full_index,
+                # every joint in model order: publish without reordering
+                'model_order': bool(np.array_equal(
+                    full_index, np.arange(full_index.size))),
                 'publish_every': every,
-                'state_message': joint_state_message(joint_names),
-                'serialized_state': serialized_joint_state(joint_names),
+                'state_message': joint_state_message(published),
+                'serialized_state': serialized_joint_state(published),
                 'flexible_message': None if flexible is None else
                 joint_state_message(flexible[0])}
 
@@ -490,7 +521,7 @@ class SimulatorNode(Node):
             self.warnings.ignored(topic, NO_MODEL)
             return
         values = message_vector(msg, len(self.joint_names),
-                                '%s command' % mode)
+                                '%s command' % mode, self.mimic)
         if isinstance(values, str):
             self.warnings.ignored(topic, values + '; keeping the previous '
                                   'command')
@@ -505,7 +536,10 @@ class SimulatorNode(Node):
             return
         model = simulation['simulator'].model
         now = simulation['simulator'].t
-        trajectory = trajectory_arrays(msg, model.joint_names, now)
+        trajectory = mimic_joints_named(msg.joint_names, model.mimic,
+                                        'JointTrajectory')
+        if trajectory is None:
+            trajectory = trajectory_arrays(msg, model.joint_names, now)
         if isinstance(trajectory, str):
             self.warnings.ignored(TRAJECTORY_TOPIC, trajectory)
             return
@@ -575,10 +609,11 @@ class SimulatorNode(Node):
                 self.clock_message.clock = time_message(simulator.t)
                 self.clock_publisher.publish(self.clock_message)
         if simulator.steps % simulation['publish_every'] == 0:
-            index = simulation['index']
+            index = simulation['full_index']
+            # Every movable joint: a RobotModel's q, qd, effort themselves.
+            values = simulator.full_state()
             serialized = simulation['serialized_state']
             if serialized is not None:
-                values = (simulator.q, simulator.qd, simulator.applied_effort)
                 if not simulation['model_order']:
                     values = tuple(value[index] for value in values)
                 self.state_publisher.publish(serialized.serialized(
@@ -588,9 +623,8 @@ class SimulatorNode(Node):
                 # it out); arrays of doubles skip the per-element checks.
                 msg = simulation['state_message']
                 msg.header.stamp = time_message(simulator.t)
-                msg.position = doubles(simulator.q[index])
-                msg.velocity = doubles(simulator.qd[index])
-                msg.effort = doubles(simulator.applied_effort[index])
+                msg.position, msg.velocity, msg.effort = (
+                    doubles(value[index]) for value in values)
                 self.state_publisher.publish(msg)
             flexible = simulation['flexible_message']
             if flexible is not None:

@@ -18,7 +18,7 @@ The compiled fixed step of a rigid model (``dynamics_ros.fast.sim_step``).
 ``Simulator.step`` with an effort held over the step spends most of its
 time in the overhead of a dozen small numpy operations around the four ABA
 calls of rk4; the compiled kernel does the same arithmetic in one call.  It
-is used for a RobotModel (not a FlexibleModel) with ``rk4`` or
+is used for a RobotModel (not a FlexibleModel or a MimicModel) with ``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
 (``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
 still end in the Python impulse code.
@@ -32,7 +32,7 @@ import numpy as np
 from .integrators import FIXED_STEP
 from .. import fast
 from ..fast.packing import packed
-from ..model.robot_model import PACKED_MODEL
+from ..model.robot_model import PACKED_MODEL, RobotModel
 
 KERNEL_MODULE = 'dynamics_ros.fast.sim_step'
 
@@ -102,7 +102,10 @@ class CompiledStep:
 
 def compiled_step(simulator):
     """Return the CompiledStep of a Simulator, or None where none applies."""
+    # The kernel runs on the arrays of one RobotModel; a MimicModel's step
+    # (M and h mapped through G) is the Python one.
     if simulator.flexible is not None or not fast.ENABLED or \
+            not isinstance(simulator.model, RobotModel) or \
             simulator.integrator_name not in FIXED_STEP:
         return None
     return CompiledStep(simulator.model, simulator.integrator_name,

@@ -16,13 +16,15 @@
 Mechanical energy of a model's state: the conserved quantity of a free arm.
 
 Mackay (1988, sec. 3.3) checks his simulator by the total energy T + V of
-unforced, undamped runs; the same check holds for any tree here.
+unforced, undamped runs; the same check holds for any tree here, and for
+a MimicModel (its tree's energy at q_tree = G q + offset: the coupling does
+no work).
 """
 
 import numpy as np
 
 from ..dynamics.crba import mass_matrix
-from ..dynamics.kinematics import as_vector, body_poses
+from ..dynamics.kinematics import as_vector, body_poses, tree_positions
 
 
 def kinetic_energy(model, q, qd):
@@ -33,9 +35,10 @@ def kinetic_energy(model, q, qd):
 
 def potential_energy(model, q):
     """V = -sum_i m_i g . c_i, zero with every mass centre at the root."""
-    rotations, translations = body_poses(model, q)
-    centres = np.einsum('ijk,ik->ij', rotations, model.com) + translations
-    return -float(model.mass @ (centres @ model.gravity))
+    tree, q_tree = tree_positions(model, q)
+    rotations, translations = body_poses(tree, q_tree)
+    centres = np.einsum('ijk,ik->ij', rotations, tree.com) + translations
+    return -float(tree.mass @ (centres @ tree.gravity))
 
 
 def total_energy(model, q, qd):

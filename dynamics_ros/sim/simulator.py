@@ -37,6 +37,14 @@ the same operations in the same order, so the same numbers, about 5x
 faster); the kernel says whether step 3 has anything to do, and steps 3 and
 4 stay the Python code below.
 
+A MimicModel (mimic joints as dependent coordinates) is simulated in its
+independent coordinates: its forward dynamics and M are the reduced ones
+(G^T M_tree G), the damping, friction and limits per coordinate those the
+MimicModel derives from its tree, so a mimic joint moves with its master by
+construction and cannot drift from it.  Its steps are all Python (the
+compiled kernel is for one RobotModel); ``full_state`` gives every movable
+joint, mimic ones included, for publishing.
+
 A FlexibleModel (dynamics_ros.flexible, Mackay 1988) in place of the
 RobotModel is simulated over z = (joints, modal amplitudes): the same steps
 with its forward dynamics (modal stiffness and damping inside it), the
@@ -95,6 +103,26 @@ def checked_initial_positions(model, q0):
     return wrap_continuous(model, q0)
 
 
+def full_joint_state(model, q, qd, effort):
+    """
+    Return (positions, velocities, efforts) of every movable joint.
+
+    In ``model.full_joint_names`` order.  A RobotModel's are ``q``, ``qd``
+    and ``effort`` themselves.  A MimicModel's mimic joints follow their
+    masters (G q + offset, wrapped where the joint is continuous; G qd);
+    their effort is 0: the effort applied to an independent coordinate is
+    the one commanded for its master, and a mimic joint has no actuator of
+    its own (the coupling's internal force is not part of the model).
+    """
+    if not model.mimic:
+        return q, qd, effort
+    tree = model.tree
+    efforts = np.zeros(tree.nq)
+    efforts[model.independent] = effort
+    return (wrap_continuous(tree, model.full_positions(q)),
+            model.full_velocities(qd), efforts)
+
+
 @dataclass
 class SimulationLog:
     """
@@ -116,7 +144,8 @@ class Simulator:
     """
     State (t, q, qd) of a model and the step that advances it.
 
-    ``model`` is a RobotModel or a FlexibleModel; the state is then
+    ``model`` is a RobotModel, a MimicModel (q: its independent
+    coordinates) or a FlexibleModel; the state of the latter is then
     (t, z, zd), ``q`` and ``qd`` its joint part.  Initial positions and
     velocities (``q0``, ``qd0``, ``reset``) give either the joints only, the
     modes then starting at rest (at the static deflection under gravity,
@@ -264,6 +293,17 @@ class Simulator:
         if self.flexible is None:
             return None
         return self.flexible.flexible_state(self.z, self.zd)
+
+    def full_state(self):
+        """
+        Return (positions, velocities, efforts) of every movable joint.
+
+        In ``model.full_joint_names`` order: the joints of a RobotModel, and
+        the mimic joints of a MimicModel too (``full_joint_state``); the
+        efforts are ``applied_effort``.
+        """
+        return full_joint_state(self.model, self.q, self.qd,
+                                self.applied_effort)
 
     @property
     def t(self):
