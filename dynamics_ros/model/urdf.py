@@ -13,22 +13,30 @@
 # limitations under the License.
 
 """
-Build a RobotModel from a URDF (file path or XML string) with urdfdom-py.
+Build a RobotModel (or MimicModel) from a URDF, a URDF string or a .xacro.
 
 Movable joints (revolute, continuous, prismatic) become coordinates in
 depth-first order from the root, children in document order (the order
 Pinocchio and KDL use).  Fixed joints are merged: the child link's inertia is
 added to the body it is welded to and its frame is kept in ``model.frames``.
+Mimic joints keep their body and become dependent coordinates
+(``MimicModel``).  The XML is read by ``urdf_xml`` (only what dynamics
+needs); a .xacro file is expanded by ``xacro_source`` first.
+
+What is refused (ModelError) and what only warns (ModelWarning) is in the
+README, section "Robot descriptions".
 """
 
-from contextlib import redirect_stderr
-import io
 import os
 import warnings
 
 import numpy as np
 
+from .mimic_model import MimicModel
 from .robot_model import PRISMATIC, REVOLUTE, RobotModel
+from .urdf_xml import all_finite, parse_document, read_robot, \
+    xacro_elements
+from .xacro_source import expand_xacro, is_xacro_path
 from ..dynamics.spatial import rpy_to_matrix
 from ..errors import ModelError, ModelWarning
 
@@ -37,93 +45,113 @@ MOVABLE = {'revolute': REVOLUTE, 'continuous': REVOLUTE,
 UNSUPPORTED = {
     'floating': 'a floating joint (6 DoF) is not supported: the model is a '
                 'fixed-base tree; pick root_link below it',
-    'planar': 'a planar joint is not supported',
-    'unknown': 'the joint type is unknown',
+    'planar': 'a planar joint (3 DoF) is not supported: the model is a '
+              'fixed-base tree of 1-DoF joints; pick root_link below it',
 }
+# An inertia's violation of positive semi-definiteness or of the triangle
+# inequality smaller than this fraction of a reference moment is rounding
+# in the data (CAD exports, 6-digit URDFs) and passes silently.  The
+# reference is the largest principal moment of the link or of any link of
+# the model, whichever is larger: -3.5e-8 kg m^2 on a 1 mg placeholder link
+# is nothing next to a 1 kg m^2 base.
+INERTIA_TOLERANCE = 1e-6
 
 
-def _read_source(source):
-    """Return URDF XML text from a path or an XML string."""
-    if not isinstance(source, str):
+def _read_text(source, xacro_args):
+    """Return URDF XML text from a path, a .xacro path or an XML string."""
+    if not isinstance(source, (str, os.PathLike)):
         raise ModelError('URDF source must be a file path or an XML string, '
                          'got %s' % type(source).__name__)
+    source = os.fspath(source)
     if source.lstrip().startswith('<'):
-        return source
+        return source, None
+    if is_xacro_path(source):
+        return expand_xacro(source, xacro_args), source
     if not os.path.isfile(source):
         raise ModelError('URDF file %r does not exist' % source)
     with open(source, encoding='utf-8') as stream:
-        return stream.read()
+        return stream.read(), source
 
 
-def _parse(xml):
-    """Parse XML with urdfdom-py, turning its failures into ModelError."""
-    from urdf_parser_py.urdf import URDF
-    messages = io.StringIO()
-    try:
-        with redirect_stderr(messages):
-            # Bytes: lxml refuses str input that has an encoding declaration.
-            return URDF.from_xml_string(xml.encode('utf-8'))
-    except Exception as error:  # urdfdom-py raises many types on bad XML
-        detail = messages.getvalue().strip().splitlines()
-        raise ModelError('URDF could not be parsed: %s%s' % (
-            error, (' (%s)' % detail[-1]) if detail else ''))
+def _document(source, xacro_args):
+    """Parse the URDF document; expand a file in xacro syntax first."""
+    text, path = _read_text(source, xacro_args)
+    root = parse_document(text)
+    if path is not None and not is_xacro_path(path) and \
+            xacro_elements(root):
+        # A xacro file under another name (robot.urdf with macros).
+        root = parse_document(expand_xacro(path, xacro_args))
+    return root
 
 
-def _pose(origin):
-    """Rotation and translation of a urdfdom-py Pose (None = identity)."""
-    if origin is None:
-        return np.eye(3), np.zeros(3)
-    xyz = origin.xyz if origin.xyz is not None else [0.0, 0.0, 0.0]
-    rpy = origin.rpy if origin.rpy is not None else [0.0, 0.0, 0.0]
-    values = np.array(list(xyz) + list(rpy), dtype=float)
-    if not np.all(np.isfinite(values)):
-        raise ValueError('origin has non-finite values %s' % values)
-    return rpy_to_matrix(values[3:]), values[:3]
+def _pose(origin, what):
+    """Return rotation and translation of an <origin> (finite)."""
+    values = tuple(origin.xyz) + tuple(origin.rpy)
+    if not all_finite(values):
+        raise ModelError('%s: origin has non-finite values %s' % (
+            what, list(values)))
+    return rpy_to_matrix(np.array(origin.rpy)), np.array(origin.xyz)
 
 
-def _link_inertia(link):
+def _central_inertia(link):
     """
-    Mass, centre of mass and central inertia of a link, validated.
+    Return mass, centre of mass and inertia about it, in the link frame.
 
-    Returns None for a link without <inertial> (massless).
+    None for a link without <inertial>.  Refuses what makes dynamics
+    meaningless: a negative or non-finite mass, non-finite inertia.
     """
     inertial = link.inertial
     if inertial is None:
         return None
-    mass = float(inertial.mass if inertial.mass is not None else 0.0)
-    if not np.isfinite(mass) or mass < 0.0:
+    if not np.isfinite(inertial.mass) or inertial.mass < 0.0:
         raise ModelError('link %r: mass %r is not a finite non-negative '
                          'number' % (link.name, inertial.mass))
-    try:
-        rotation, com = _pose(inertial.origin)
-    except ValueError as error:
-        raise ModelError('link %r: inertial %s' % (link.name, error))
-    tensor = np.zeros((3, 3))
-    if inertial.inertia is not None:
-        i = inertial.inertia
-        tensor = np.array([[i.ixx, i.ixy, i.ixz],
-                           [i.ixy, i.iyy, i.iyz],
-                           [i.ixz, i.iyz, i.izz]], dtype=float)
-    if not np.all(np.isfinite(tensor)):
-        raise ModelError('link %r: inertia has non-finite entries' % link.name)
-    principal = np.linalg.eigvalsh(tensor)
-    tolerance = 1e-9 * max(1.0, float(np.max(np.abs(principal))))
-    if principal[0] < -tolerance:
-        raise ModelError(
-            'link %r: inertia tensor is not positive semi-definite '
-            '(principal moments %s)' % (link.name, np.round(principal, 9)))
-    # A physical body's principal moments obey the triangle inequality.
-    if principal[0] + principal[1] < principal[2] - tolerance:
-        raise ModelError(
-            'link %r: inertia violates the triangle inequality '
-            '(principal moments %s: %.6g + %.6g < %.6g)' % (
-                link.name, np.round(principal, 9), principal[0],
-                principal[1], principal[2]))
-    return mass, com, rotation @ tensor @ rotation.T
+    rotation, com = _pose(inertial.origin, 'link %r: inertial' % link.name)
+    ixx, ixy, ixz, iyy, iyz, izz = inertial.inertia
+    if not all_finite(inertial.inertia):
+        raise ModelError('link %r: inertia has non-finite entries %s' % (
+            link.name, list(inertial.inertia)))
+    tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return inertial.mass, com, rotation @ tensor @ rotation.T
+
+
+def inertia_violation(principal, reference):
+    """
+    Return how far principal moments are from a physical body, or None.
+
+    ``principal`` ascending; returns (kind, amount) for the larger of a
+    negative moment or a triangle-inequality violation when it exceeds
+    INERTIA_TOLERANCE times max(largest moment, ``reference``).
+    """
+    tolerance = INERTIA_TOLERANCE * max(float(principal[-1]), reference)
+    negative = -float(principal[0])
+    triangle = float(principal[2] - principal[0] - principal[1])
+    if negative > tolerance and negative >= triangle:
+        return 'negative', negative
+    if triangle > tolerance:
+        return 'triangle', triangle
+    return None
+
+
+def _warn_unphysical(name, principal, kind, amount):
+    """Warn about an inertia that no rigid body has."""
+    largest = max(float(np.max(np.abs(principal))), 1e-300)
+    moments = ', '.join('%.4g' % value for value in principal)
+    if kind == 'negative':
+        what = 'a negative principal moment %.3g kg m^2' % -amount
+    else:
+        what = 'principal moments violating the triangle inequality ' \
+               '(%.4g + %.4g < %.4g) by %.3g kg m^2' % (
+                   principal[0], principal[1], principal[2], amount)
+    warnings.warn(
+        'link %r: inertia is not that of a rigid body: %s (%.2g%% of the '
+        'largest moment; principal moments %s); used as given, as '
+        'Pinocchio does' % (name, what, 100.0 * amount / largest, moments),
+        ModelWarning, stacklevel=4)
 
 
 def _tree(robot):
-    """Map link -> parent joint and link -> child joints; find the root."""
+    """Map link -> parent joint and link -> child joints."""
     links = {link.name: link for link in robot.links}
     parent_joint = {}
     child_joints = {name: [] for name in links}
@@ -142,15 +170,25 @@ def _tree(robot):
     return links, parent_joint, child_joints
 
 
-def _find_root(links, parent_joint, child_joints):
-    """Return the unique link without a parent joint; detect cycles."""
+def _find_root(root_link, links, parent_joint, child_joints):
+    """Return the base link: ``root_link``, else the URDF's unique root."""
+    if root_link is not None:
+        if root_link not in links:
+            raise ModelError('root_link %r is not a link of the URDF (links: '
+                             '%s)' % (root_link, ', '.join(sorted(links))))
+        return root_link
     roots = [name for name in links if name not in parent_joint]
+    if not links:
+        raise ModelError('URDF has no links')
     if not roots:
         raise ModelError('URDF has no root link: the joints form a cycle '
-                         '(every link has a parent)')
+                         '(every link has a parent); pick one with '
+                         'root_link')
     if len(roots) > 1:
-        raise ModelError('URDF has several root links %s: links are not '
-                         'connected into one tree' % sorted(roots))
+        raise ModelError(
+            'URDF has several root links (%s): its links are not connected '
+            'into one tree; pick one with root_link (only its subtree is '
+            'kept)' % ', '.join(sorted(roots)))
     reached, stack = set(), [roots[0]]
     while stack:
         name = stack.pop()
@@ -172,7 +210,7 @@ def _chain_links(root, tip, links, parent_joint):
     path = [tip]
     while path[-1] != root:
         joint = parent_joint.get(path[-1])
-        if joint is None:
+        if joint is None or joint.parent in path:
             raise ModelError('tip_link %r is not below root_link %r' % (
                 tip, root))
         path.append(joint.parent)
@@ -180,46 +218,32 @@ def _chain_links(root, tip, links, parent_joint):
 
 
 def load_urdf(source, root_link=None, tip_link=None,
-              gravity=(0.0, 0.0, -9.81)):
+              gravity=(0.0, 0.0, -9.81), xacro_args=None):
     """
-    Build a RobotModel from a URDF file path or XML string.
+    Build a RobotModel from a URDF file path, XML string or .xacro path.
 
-    ``root_link`` makes that link the fixed base (only its subtree is kept);
-    ``tip_link`` keeps only the serial chain from the root to it, as KDL's
-    ``Tree.getChain`` does.  ``gravity`` is in the root link's frame.
-    Raises ModelError naming the link or joint when the model cannot be built.
+    ``root_link`` makes that link the fixed base (only its subtree is kept;
+    it also picks one of several root links); ``tip_link`` keeps only the
+    serial chain from the root to it, as KDL's ``Tree.getChain`` does.
+    ``gravity`` is in the root link's frame.  ``xacro_args`` (a dict or a
+    list of ``'name:=value'``) are passed to xacro for a .xacro file.
+    Returns a MimicModel when kept movable joints mimic others.  Raises
+    ModelError naming the link or joint when the model cannot be built;
+    warns (ModelWarning) about joints that move no mass and inertias no
+    rigid body has.
     """
     gravity = np.asarray(gravity, dtype=float)
     if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
         raise ModelError('gravity must be 3 finite numbers, got %r' % (
             gravity.tolist(),))
-    robot = _parse(_read_source(source))
+    robot = read_robot(_document(source, xacro_args))
     links, parent_joint, child_joints = _tree(robot)
-    root = _find_root(links, parent_joint, child_joints)
-    if root_link is not None:
-        if root_link not in links:
-            raise ModelError('root_link %r is not a link of the URDF (links: '
-                             '%s)' % (root_link, ', '.join(sorted(links))))
-        root = root_link
+    root = _find_root(root_link, links, parent_joint, child_joints)
     keep = _chain_links(root, tip_link, links, parent_joint)
 
     bodies = []  # per body: dict of joint data and merged inertia sums
     frames = {root: (-1, np.eye(3), np.zeros(3))}
-    massless_leaves = []
-
-    def add_inertia(body, link, rotation, translation):
-        # Accumulate mass, first moment and inertia about the body origin.
-        params = _link_inertia(link)
-        if body < 0 or params is None:
-            return params is not None
-        mass, com, inertia = params
-        c = rotation @ com + translation
-        data = bodies[body]
-        data['mass'] += mass
-        data['moment'] += mass * c
-        data['inertia_origin'] += rotation @ inertia @ rotation.T + mass * (
-            np.dot(c, c) * np.eye(3) - np.outer(c, c))
-        return True
+    mimic = {}
 
     def kept_children(link_name):
         # Reversed so that popping visits children in document order.
@@ -229,24 +253,73 @@ def load_urdf(source, root_link=None, tip_link=None,
     stack = kept_children(root)
     while stack:
         joint = stack.pop()
+        if joint.child == root:
+            raise ModelError('joint %r closes a cycle through root_link %r'
+                             % (joint.name, root))
         _add_joint(joint, *frames[joint.parent], bodies, frames)
+        if joint.mimic is not None and joint.type in MOVABLE:
+            mimic[joint.name] = (joint.mimic.joint, joint.mimic.multiplier,
+                                 joint.mimic.offset)
         stack.extend(kept_children(joint.child))
-    # Inertias in a second pass, after every body is numbered.
-    for link_name, (body, rotation, translation) in frames.items():
-        if link_name == root:
-            continue
-        has_inertial = add_inertia(body, links[link_name], rotation,
-                                   translation)
-        if (body >= 0 and not has_inertial
-                and bodies[body]['link'] == link_name
-                and not child_joints[link_name]):
-            massless_leaves.append((bodies[body]['joint'], link_name))
-    for joint_name, link_name in massless_leaves:
-        warnings.warn(
-            'joint %r moves link %r, a leaf without <inertial>: it is '
-            'massless, so the mass matrix may be singular' % (
-                joint_name, link_name), ModelWarning, stacklevel=2)
+    _add_inertias(bodies, frames, links, root)
 
+    tree = _robot_model(robot.name, root, bodies, frames, gravity)
+    mimic = _drop_broken_mimic(mimic, robot)
+    model = MimicModel(tree, mimic) if mimic else tree
+    _warn_if_garbage(model, root)
+    return model
+
+
+def _drop_broken_mimic(mimic, robot):
+    """
+    Return the mimic tags whose master is a movable joint of the URDF.
+
+    A tag naming a joint the URDF does not have (or a fixed one) is a
+    broken description that Pinocchio and KDL load with the joint free:
+    so do we, with a warning.  A master that exists but was cut off by
+    root_link/tip_link stays, and MimicModel refuses it.
+    """
+    movable = {joint.name for joint in robot.joints if joint.type in MOVABLE}
+    kept = {}
+    for name, (master, multiplier, offset) in mimic.items():
+        if master in movable:
+            kept[name] = (master, multiplier, offset)
+            continue
+        warnings.warn(
+            'joint %r mimics joint %r, which is not a movable joint of the '
+            'URDF: the mimic tag is ignored and %r is an independent joint'
+            % (name, master, name), ModelWarning, stacklevel=4)
+    return kept
+
+
+def _add_inertias(bodies, frames, links, root):
+    """Sum each moving link's inertia into its body; warn if unphysical."""
+    moving = []
+    for link_name, (body, rotation, translation) in frames.items():
+        if body < 0 or link_name == root:
+            continue  # welded to the fixed base: never moves
+        params = _central_inertia(links[link_name])
+        if params is not None:
+            moving.append((link_name, body, rotation, translation, params))
+    principal = {entry[0]: np.linalg.eigvalsh(entry[4][2])
+                 for entry in moving}
+    reference = max([float(p[-1]) for p in principal.values()] + [0.0])
+    for link_name, body, rotation, translation, params in moving:
+        violation = inertia_violation(principal[link_name], reference)
+        if violation is not None:
+            _warn_unphysical(link_name, principal[link_name], *violation)
+        mass, com, inertia = params
+        # Accumulate mass, first moment and inertia about the body origin.
+        c = rotation @ com + translation
+        data = bodies[body]
+        data['mass'] += mass
+        data['moment'] += mass * c
+        data['inertia_origin'] += rotation @ inertia @ rotation.T + mass * (
+            np.dot(c, c) * np.eye(3) - np.outer(c, c))
+
+
+def _robot_model(name, root, bodies, frames, gravity):
+    """Return the RobotModel of the numbered bodies."""
     n = len(bodies)
     mass = np.array([b['mass'] for b in bodies])
     com = np.zeros((n, 3))
@@ -262,9 +335,11 @@ def load_urdf(source, root_link=None, tip_link=None,
         body_names=[b['link'] for b in bodies],
         parent=[b['parent'] for b in bodies],
         joint_type=[b['type'] for b in bodies],
-        axis=[b['axis'] for b in bodies],
-        origin_rotation=[b['rotation'] for b in bodies],
-        origin_translation=[b['translation'] for b in bodies],
+        axis=np.array([b['axis'] for b in bodies]).reshape(n, 3),
+        origin_rotation=np.array(
+            [b['rotation'] for b in bodies]).reshape(n, 3, 3),
+        origin_translation=np.array(
+            [b['translation'] for b in bodies]).reshape(n, 3),
         mass=mass, com=com, inertia_com=inertia_com, gravity=gravity,
         continuous=[b['continuous'] for b in bodies],
         lower_limit=[b['lower'] for b in bodies],
@@ -273,19 +348,34 @@ def load_urdf(source, root_link=None, tip_link=None,
         effort_limit=[b['effort'] for b in bodies],
         damping=[b['damping'] for b in bodies],
         friction=[b['friction'] for b in bodies],
-        root_link=root, name=robot.name or 'robot', frames=frames)
+        root_link=root, name=name, frames=frames)
 
 
-def _limit(value, default):
-    return default if value is None else float(value)
+def _warn_if_garbage(model, root):
+    """Warn about a model without joints or with joints moving no mass."""
+    # Imported here: the dynamics package imports the model package.
+    from ..dynamics.crba import massless_joints
+    if model.nq == 0:
+        warnings.warn(
+            'model %r has no movable joint below root link %r (0 '
+            'coordinates): nothing to compute' % (model.name, root),
+            ModelWarning, stacklevel=3)
+        return
+    empty = massless_joints(model)
+    if empty:
+        warnings.warn(
+            'joints %s move no mass or inertia (no <inertial> on any link '
+            'they move): the mass matrix is singular, so forward dynamics '
+            'and the simulator refuse this model; add <inertial> to those '
+            'links, armature to the joints, or cut them off with tip_link'
+            % ', '.join(repr(name) for name in empty),
+            ModelWarning, stacklevel=3)
 
 
 def _add_joint(joint, body, link_rotation, link_translation, bodies, frames):
     """Add a movable joint's child as a new body, or weld a fixed one."""
-    try:
-        origin_rotation, origin_translation = _pose(joint.origin)
-    except ValueError as error:
-        raise ModelError('joint %r: %s' % (joint.name, error))
+    what = 'joint %r' % joint.name
+    origin_rotation, origin_translation = _pose(joint.origin, what)
     rotation = link_rotation @ origin_rotation
     translation = link_rotation @ origin_translation + link_translation
     if joint.type == 'fixed':
@@ -294,35 +384,41 @@ def _add_joint(joint, body, link_rotation, link_translation, bodies, frames):
     if joint.type not in MOVABLE:
         raise ModelError('joint %r (%s): %s' % (
             joint.name, joint.type, UNSUPPORTED.get(
-                joint.type, 'unsupported joint type')))
-    if joint.mimic is not None:
-        raise ModelError(
-            'joint %r mimics joint %r: mimic joints are not supported; cut '
-            'them off with tip_link' % (joint.name, joint.mimic.joint))
-    axis = np.array(joint.axis if joint.axis is not None else [1, 0, 0],
-                    dtype=float)
+                joint.type, 'unknown joint type (URDF types: revolute, '
+                            'continuous, prismatic, fixed, floating, '
+                            'planar)')) + (
+            ' (e.g. root_link=%r)' % joint.child if joint.type in UNSUPPORTED
+            else ''))
+    axis = np.array(joint.axis, dtype=float)
     norm = np.linalg.norm(axis)
     if not np.isfinite(norm) or norm < 1e-12:
         raise ModelError('joint %r: axis %s is not a usable direction' % (
             joint.name, axis.tolist()))
-    limit, dynamics = joint.limit, joint.dynamics
+    limit = joint.limit
     continuous = joint.type == 'continuous'
-    lower = -np.inf if continuous or limit is None else _limit(
-        limit.lower, -np.inf)
-    upper = np.inf if continuous or limit is None else _limit(
-        limit.upper, np.inf)
+    if limit is not None and (np.isnan(limit.lower) or
+                              np.isnan(limit.upper)):
+        raise ModelError('joint %r: limit lower/upper is NaN' % joint.name)
+    lower = -np.inf if continuous or limit is None else limit.lower
+    upper = np.inf if continuous or limit is None else limit.upper
     if lower > upper:
         raise ModelError('joint %r: lower limit %g is above upper limit %g'
                          % (joint.name, lower, upper))
-    effort = np.inf if limit is None else _limit(limit.effort, np.inf)
-    velocity = np.inf if limit is None else _limit(limit.velocity, np.inf)
+    # URDF effort/velocity 0 (or absent) means "not given": no limit.
+    effort = np.inf if limit is None or not limit.effort > 0 else \
+        limit.effort
+    velocity = np.inf if limit is None or not limit.velocity > 0 else \
+        limit.velocity
+    for label, value in (('damping', joint.damping),
+                         ('friction', joint.friction)):
+        if not np.isfinite(value):
+            raise ModelError('joint %r: dynamics %s %r is not a finite '
+                             'number' % (joint.name, label, value))
     bodies.append(dict(
         joint=joint.name, link=joint.child, parent=body,
         type=MOVABLE[joint.type], axis=axis / norm, rotation=rotation,
         translation=translation, continuous=continuous, lower=lower,
-        upper=upper, effort=effort if effort > 0 else np.inf,
-        velocity=velocity if velocity > 0 else np.inf,
-        damping=0.0 if dynamics is None else _limit(dynamics.damping, 0.0),
-        friction=0.0 if dynamics is None else _limit(dynamics.friction, 0.0),
+        upper=upper, effort=effort, velocity=velocity,
+        damping=joint.damping, friction=joint.friction,
         mass=0.0, moment=np.zeros(3), inertia_origin=np.zeros((3, 3))))
     frames[joint.child] = (len(bodies) - 1, np.eye(3), np.zeros(3))
