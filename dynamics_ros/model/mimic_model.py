@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from .robot_model import Coordinates
 from ..errors import ModelError, ModelWarning
 
 
@@ -84,7 +85,7 @@ def resolve_mimic(tree, mimic):
     return independent, G, offset
 
 
-class MimicModel:
+class MimicModel(Coordinates):
     """
     A RobotModel in independent coordinates: mimic joints are dependent.
 
@@ -144,16 +145,6 @@ class MimicModel:
             velocity[k] = min(velocity[k], tree.velocity_limit[i] / abs(m))
         self.lower_limit, self.upper_limit = lower, upper
         self.velocity_limit = velocity
-
-    @property
-    def nq(self):
-        """Return the number of independent coordinates."""
-        return len(self.joint_names)
-
-    @property
-    def nv(self):
-        """Return the number of independent velocities (equal to nq)."""
-        return len(self.joint_names)
 
     @property
     def gravity(self):

@@ -36,8 +36,22 @@ PACKED_MODEL = '_packed_model'
 DERIVED_CACHE = '_massless_joints'
 
 
+class Coordinates:
+    """Sizes of a model whose coordinates are named by ``joint_names``."""
+
+    @property
+    def nq(self):
+        """Return the number of coordinates (one per joint it names)."""
+        return len(self.joint_names)
+
+    @property
+    def nv(self):
+        """Return the number of velocities (equal to nq: no quaternions)."""
+        return len(self.joint_names)
+
+
 @dataclass
-class RobotModel:
+class RobotModel(Coordinates):
     """
     Constant description of a fixed-base kinematic tree.
 
@@ -148,16 +162,6 @@ class RobotModel:
         for i, p in enumerate(self.parent):
             if p >= 0:
                 self.children[p].append(i)
-
-    @property
-    def nq(self):
-        """Return the number of coordinates (one per movable joint)."""
-        return len(self.joint_names)
-
-    @property
-    def nv(self):
-        """Return the number of velocities (equal to nq: no quaternions)."""
-        return len(self.joint_names)
 
     @property
     def mimic(self):
