@@ -43,7 +43,7 @@ setup(
     package_data={package_name: ['data/*.urdf']},
     # Version ranges live in requirements.txt; on a ROS 2 machine rclpy and
     # the messages come from the distribution (package.xml exec_depend).
-    install_requires=['setuptools', 'numpy', 'scipy', 'urdfdom-py', 'PyYAML'],
+    install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML'],
     zip_safe=True,
     maintainer='dynamics_ros developers',
     maintainer_email='dev@dynamics-ros.invalid',
