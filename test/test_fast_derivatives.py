@@ -321,9 +321,15 @@ def test_singular_inertia_is_refused():
                      dr.linearize):
         with pytest.raises(dr.ModelError, match=named):
             function(massless, zero, zero, zero)
-    # Point masses on the elbow's axis: M is singular although every joint
-    # moves mass, so only the factorization can tell, state by state.
-    massless = model.copy(com=np.zeros((model.nq, 3)),
+    # Point masses on the elbow's axis: that joint moves no mass.
+    on_axis = model.copy(com=np.zeros((model.nq, 3)),
+                         inertia_com=np.zeros((model.nq, 3, 3)))
+    with pytest.raises(dr.ModelError, match='joints elbow move no mass'):
+        dr.forward_dynamics(on_axis, zero, zero, zero)
+    # One point mass on the forearm, none on the upper arm, placed so that
+    # it sits on the shoulder axis at q = 0 only: M is singular there alone,
+    # so only the factorization can tell, state by state.
+    massless = model.copy(mass=[0.0, 1.5], com=[[0, 0, 0], [-1, 0, 0]],
                           inertia_com=np.zeros((model.nq, 3, 3)))
     with pytest.raises(dr.ModelError, match='state 0 of the batch'):
         dr.linearize(massless, np.zeros((2, model.nq)), zero, zero)

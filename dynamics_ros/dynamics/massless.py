@@ -16,38 +16,69 @@
 Joints that move no mass: the joint-space inertia M is singular.
 
 A URDF without ``<inertial>`` on the links a joint moves (several
-ROS-Industrial arms ship so) gives a zero column of M at every q; forward
-dynamics would return NaN.  These helpers name such joints so that loading
+ROS-Industrial arms ship so), or with all their mass on the joint's axis,
+gives a zero column of M; forward dynamics would return NaN.  These helpers name such joints so that loading
 warns and forward dynamics refuses with a ModelError instead.
 """
 
 import numpy as np
 
+from .kinematics import parent_transforms
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import DERIVED_CACHE
 
 
+def mass_matrix_diagonal(model, q):
+    """
+    Diagonal of M(q): S_i^T Ic_i S_i + armature_i, Ic the subtree inertia.
+
+    The composite-inertia pass of CRBA (Featherstone 2008, Table 6.2)
+    without the off-diagonal walk.
+    """
+    Xup = parent_transforms(model, q)
+    composite = model.spatial_inertia.copy()
+    for i in range(model.nq - 1, -1, -1):
+        p = model.parent[i]
+        if p >= 0:
+            composite[p] += Xup[i].T @ composite[i] @ Xup[i]
+    S = model.motion_subspace
+    return np.einsum('ij,ijk,ik->i', S, composite, S) + model.armature
+
+
+def probe_positions(model):
+    """
+    Two generic configurations to look at M in.
+
+    Not q = 0: a column that vanishes only there (a mass that lines up with
+    an axis when the arm is stretched) is an isolated singularity, for the
+    factorization to report, not a joint without mass.
+    """
+    k = np.arange(model.nq) / max(model.nq, 1)
+    return [np.clip(q, model.lower_limit, model.upper_limit)
+            for q in (0.3 + 0.7 * k, -0.4 - 0.5 * k)]
+
+
 def tree_massless_joints(model):
     """
-    Tree indices of joints that move neither mass nor inertia.
+    Tree indices of joints whose column of M is zero: M is singular.
 
-    Joint i's column of M is zero at every q when the bodies it moves (its
-    subtree) have no mass and no rotational inertia and it has no armature.
-    Cached on the model until one of its fields is set.
+    A joint moves no mass when the bodies it moves have no mass and no
+    inertia (links without ``<inertial>``), or only mass on its own axis,
+    and it has no armature.  Tested where such a column shows, on the
+    diagonal M_ii (M is positive semi-definite, so M_ii = 0 zeroes the
+    column), at two configurations.  Cached on the model until one of its
+    fields is set.
     """
     cached = model.__dict__.get(DERIVED_CACHE)
     if cached is not None:
         return cached
-    n = model.nq
-    empty = np.array([model.mass[i] <= 0.0 and not np.any(
-        model.inertia_com[i]) for i in range(n)], dtype=bool)
-    # Children come after parents: one backward pass fills the subtrees.
-    for i in range(n - 1, -1, -1):
-        p = model.parent[i]
-        if p >= 0 and not empty[i]:
-            empty[p] = False
-    massless = [i for i in range(n) if empty[i] and model.armature[i] <= 0]
+    zero = np.ones(model.nq, dtype=bool)
+    for q in probe_positions(model):
+        diagonal = mass_matrix_diagonal(model, q)
+        scale = max(float(np.max(np.abs(diagonal), initial=0.0)), 1e-300)
+        zero &= diagonal <= 1e-12 * scale
+    massless = [int(i) for i in np.flatnonzero(zero)]
     object.__setattr__(model, DERIVED_CACHE, massless)
     return massless
 
@@ -74,8 +105,9 @@ def singular_inertia_error(model=None, sample=None):
         '%s; forward dynamics and its derivatives are undefined' % (
             model.name if model is not None else '?',
             '' if sample is None else ' at state %d of the batch' % sample,
-            'joints %s move no mass or inertia (no <inertial> on the links '
-            'they move, and no armature)' % ', '.join(names) if names else
+            'joints %s move no mass or inertia (links without <inertial> '
+            'or with mass only on the joint axis, and no armature)'
+            % ', '.join(names) if names else
             'a subtree without mass or inertia and no armature?'))
 
 
