@@ -73,15 +73,19 @@ def _read_text(source, xacro_args):
         return stream.read(), source
 
 
-def _document(source, xacro_args):
-    """Parse the URDF document; expand a file in xacro syntax first."""
+def urdf_text(source, xacro_args=None):
+    """
+    Return the URDF XML text of a path, a .xacro path or an XML string.
+
+    A .xacro file, and a file of another name that uses xacro elements, is
+    expanded with ``xacro_args``; an XML string is returned as it is.
+    """
     text, path = _read_text(source, xacro_args)
-    root = parse_document(text)
-    if path is not None and not is_xacro_path(path) and \
-            xacro_elements(root):
+    if path is not None and not is_xacro_path(path) and 'xacro' in text \
+            and xacro_elements(parse_document(text)):
         # A xacro file under another name (robot.urdf with macros).
-        root = parse_document(expand_xacro(path, xacro_args))
-    return root
+        text = expand_xacro(path, xacro_args)
+    return text
 
 
 def _pose(origin, what):
@@ -236,7 +240,7 @@ def load_urdf(source, root_link=None, tip_link=None,
     if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
         raise ModelError('gravity must be 3 finite numbers, got %r' % (
             gravity.tolist(),))
-    robot = read_robot(_document(source, xacro_args))
+    robot = read_robot(parse_document(urdf_text(source, xacro_args)))
     links, parent_joint, child_joints = _tree(robot)
     root = _find_root(root_link, links, parent_joint, child_joints)
     keep = _chain_links(root, tip_link, links, parent_joint)

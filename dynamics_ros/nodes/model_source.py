@@ -42,8 +42,10 @@ Parameters (``declare_model_parameters(node)``; ModelSource declares any
 that are missing):
 
 - ``robot_description`` (string, ''): URDF XML; used when non-empty;
-- ``urdf_path`` (string, ''): URDF (or .xacro, if xacro is installed) file,
-  used when ``robot_description`` is empty;
+- ``urdf_path`` (string, ''): URDF or .xacro file, used when
+  ``robot_description`` is empty; a .xacro is expanded in-process by xacro;
+- ``xacro_args`` (string[], unset): ``name:=value`` arguments for a .xacro
+  ``urdf_path`` (as on the xacro command line);
 - ``root_link``, ``tip_link`` (string, ''): cut the model (see
   ``dr.load_urdf``); '' = the URDF's root / the whole tree;
 - ``joints`` (string[], default: all movable joints in model order): the
@@ -58,8 +60,11 @@ that are missing):
 
 Sources, latest wins: the parameters at start-up, then every message on the
 relative topic ``robot_description`` (std_msgs/String, reliable,
-transient-local, depth 1, as robot_state_publisher publishes it; a message
-identical to the URDF in use is ignored).  Every parameter above can be
+transient-local, depth 1, as robot_state_publisher publishes it).  A
+message that gives the same model as the one in use - the same robot
+re-expanded with other whitespace, comments or attribute order - is
+compared by content (``same_model``) and changes nothing: no rebuild, no
+``on_model`` call, so a simulator is not reset.  Every parameter above can be
 changed at run time (``ros2 param set``): the model is rebuilt with the new
 values, and a set that would not give a valid model is rejected with the
 reason.  A URDF on the topic that does not give a valid model is logged
@@ -69,7 +74,7 @@ fails at start-up is logged as an error and the node waits for the topic.
 """
 
 from collections import namedtuple
-import os
+import warnings
 
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
@@ -80,14 +85,17 @@ from std_msgs.msg import String
 from .conversions import ThrottledWarnings
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
+from ..model.mimic_model import MimicModel
 from ..model.payload import add_payload, check_payload
-from ..model.urdf import load_urdf
+from ..model.urdf import load_urdf, urdf_text
 
 MODEL_PARAMETERS = {
     'robot_description': ('', 'URDF XML of the robot (else urdf_path, else '
                               'the robot_description topic)'),
     'urdf_path': ('', 'URDF or xacro file used when robot_description is '
                       'empty'),
+    'xacro_args': (Parameter.Type.STRING_ARRAY,
+                   'name:=value arguments for a .xacro urdf_path'),
     'root_link': ('', 'link that becomes the fixed base (empty: URDF root)'),
     'tip_link': ('', 'keep only the chain from root_link to this link '
                      '(empty: whole tree); the payload is attached to it'),
@@ -155,32 +163,83 @@ def resolve_joints(model, joints):
     return joints
 
 
-def read_urdf_file(path):
+def read_urdf_file(path, xacro_args=None):
     """Return the URDF XML of a .urdf file, or of a .xacro file via xacro."""
-    if not os.path.isfile(path):
-        raise ModelError('urdf_path %r does not exist' % path)
-    if path.endswith('.xacro'):
-        try:
-            import xacro
-        except ImportError:
-            raise ModelError('urdf_path %r is a xacro file but the xacro '
-                             'package is not installed' % path)
-        return xacro.process_file(path).toxml()
-    with open(path, encoding='utf-8') as stream:
-        return stream.read()
+    if not isinstance(path, str) or path.lstrip().startswith('<'):
+        raise ModelError('urdf_path must be a file path, not XML (use '
+                         'robot_description for XML)')
+    try:
+        return urdf_text(path, xacro_args)
+    except ModelError as error:
+        raise ModelError('urdf_path: %s' % error)
 
 
 def build_model(xml, settings):
-    """Return (model with payload, joint order) or raise ModelError."""
-    model = load_urdf(xml, root_link=settings.root_link or None,
-                      tip_link=settings.tip_link or None,
-                      gravity=settings.gravity)
+    """
+    Return (model with payload, joint order, warnings) or raise ModelError.
+
+    ``warnings`` are the texts of the ModelWarnings of loading (joints that
+    move no mass, unphysical inertias), for the node's log.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        model = load_urdf(xml, root_link=settings.root_link or None,
+                          tip_link=settings.tip_link or None,
+                          gravity=settings.gravity)
     joint_names = resolve_joints(model, settings.joints)
     if settings.payload is not None:
         mass, com, inertia = settings.payload
         model = add_payload(model, mass, com, inertia,
                             link=settings.tip_link or None)
-    return model, joint_names
+    return model, joint_names, [str(w.message) for w in caught]
+
+
+# Per-joint and per-body fields of a RobotModel that define its dynamics.
+MODEL_ARRAYS = (
+    'parent', 'joint_type', 'continuous', 'axis', 'origin_rotation',
+    'origin_translation', 'mass', 'com', 'inertia_com', 'gravity',
+    'lower_limit', 'upper_limit', 'velocity_limit', 'effort_limit',
+    'damping', 'friction', 'armature')
+
+
+def _close(a, b):
+    """Return True for arrays of one shape that agree to rounding."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in 'biu' or b.dtype.kind in 'biu':
+        return np.array_equal(a, b)
+    # Infinite limits compare equal; 1e-12 (m, kg, rad) is far below any
+    # number a URDF states.
+    return bool(np.allclose(a, b, rtol=1e-12, atol=1e-12))
+
+
+def same_model(a, b):
+    """
+    Return True when models ``a`` and ``b`` have the same dynamics.
+
+    Compares what the algorithms and the nodes read: joint and link names,
+    the tree, joint types, axes, origins, inertias, limits, friction,
+    gravity, link frames and the mimic coupling.  The same robot from two
+    texts that differ in whitespace, comments or attribute order (a
+    re-expanded xacro) compares equal.
+    """
+    if isinstance(a, MimicModel) or isinstance(b, MimicModel):
+        if not (isinstance(a, MimicModel) and isinstance(b, MimicModel)):
+            return False
+        return a.mimic == b.mimic and same_model(a.tree, b.tree)
+    if (a.name, a.root_link, list(a.joint_names), list(a.body_names)) != \
+            (b.name, b.root_link, list(b.joint_names), list(b.body_names)):
+        return False
+    if not all(_close(getattr(a, field), getattr(b, field))
+               for field in MODEL_ARRAYS):
+        return False
+    if a.frames.keys() != b.frames.keys():
+        return False
+    return all(a.frames[link][0] == b.frames[link][0]
+               and _close(a.frames[link][1], b.frames[link][1])
+               and _close(a.frames[link][2], b.frames[link][2])
+               for link in a.frames)
 
 
 def check_settings(settings):
@@ -249,7 +308,7 @@ class ModelSource:
             return description
         path = self._value('urdf_path', overrides)
         if path:
-            return read_urdf_file(path)
+            return read_urdf_file(path, self._value('xacro_args', overrides))
         return None
 
     def _build_from_parameters(self):
@@ -267,8 +326,11 @@ class ModelSource:
                 'cannot build the model from the parameters: %s; waiting '
                 'for the robot_description topic' % error)
 
-    def _use(self, xml, model, joint_names, origin):
+    def _use(self, xml, model, joint_names, model_warnings, origin):
         """Make ``model`` current and tell the node."""
+        for text in model_warnings:
+            self.node.get_logger().warning('model from %s: %s' % (
+                origin, text))
         self.xml = xml
         self.model = model
         self.joint_names = joint_names
@@ -287,8 +349,17 @@ class ModelSource:
         if msg.data == self.xml:
             return
         try:
-            self._use(msg.data, *build_model(msg.data, self.settings()),
-                      'the robot_description topic')
+            built = build_model(msg.data, self.settings())
+            if self.model is not None and built[1] == self.joint_names \
+                    and same_model(built[0], self.model):
+                # The same robot in other words (robot_state_publisher
+                # republishing a re-expanded xacro): keep everything.
+                self.xml = msg.data
+                self.node.get_logger().info(
+                    'robot_description topic: same robot %r as in use, '
+                    'model kept' % self.model.name)
+                return
+            self._use(msg.data, *built, 'the robot_description topic')
         except ModelError as error:
             self.warnings.warn(
                 'robot_description',
@@ -307,7 +378,8 @@ class ModelSource:
             settings = self.settings(overrides)
             check_settings(settings)
             xml = self.xml
-            if {'robot_description', 'urdf_path'} & set(overrides):
+            if {'robot_description', 'urdf_path', 'xacro_args'} & \
+                    set(overrides):
                 xml = self._parameter_xml(overrides) or xml
             built = None if xml is None else build_model(xml, settings)
         except (ModelError, TypeError, ValueError) as error:
