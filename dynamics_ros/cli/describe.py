@@ -17,6 +17,10 @@
 
 ``python -m dynamics_ros describe ROBOT.urdf [--root L --tip L]
 [--dh standard|modified]``: what a ROS user checks first about a URDF.
+
+A model with mimic joints is described on its tree (every movable joint,
+mimic ones included, in the joint, DH and mass tables) with the coupling
+listed; its gravity torques are those of the independent joints.
 """
 
 import numpy as np
@@ -90,10 +94,22 @@ def _transform_lines(name, T):
     return lines
 
 
+def mimic_lines(model):
+    """Return lines of the mimic joints' coupling (none: no lines)."""
+    if not model.mimic:
+        return []
+    rows = [[name, '%.6g * %s %s %.6g' % (m, master, '-' if o < 0 else '+',
+                                          abs(o))]
+            for name, (master, m, o) in model.mimic.items()]
+    return ['Mimic joints (each follows its master: not a coordinate, '
+            'takes no command)'] + aligned(['joint', 'q ='], rows)
+
+
 def dh_lines(model, convention, tip_link=None):
     """Return lines of the DH table, or why there is none."""
+    bodies = len(model.full_joint_names)   # mimic joints' bodies included
     if tip_link is not None and model.frames.get(tip_link, (None,))[0] != \
-            model.nq - 1:
+            bodies - 1:
         tip_link = None   # not fixed to the last body: not a tool frame
     try:
         table = dh_table(model, convention, tip_link=tip_link)
@@ -104,7 +120,9 @@ def dh_lines(model, convention, tip_link=None):
         rows.append([str(i + 1), row['joint'], row['type'],
                      _number(row['a'], 5), _number(np.degrees(row['alpha'])),
                      _number(row['d'], 5), _number(np.degrees(row['theta'])),
-                     'q + ' + row['variable']])
+                     'q + ' + row['variable'] + (
+                         '' if row['mimic'] is None else
+                         ' (mimic of %s)' % row['mimic'][0])])
     lines = ['DH table (%s: %s; q = 0 is the URDF zero pose)' % (
         convention, FORMULAS[convention])]
     lines += aligned(['#', 'joint', 'type', 'a [m]', 'alpha [deg]', 'd [m]',
@@ -145,13 +163,16 @@ def gravity_lines(model):
 
 def describe(model, convention='standard', tip_link=None):
     """Return the full description text (``tip_link``: the DH tool frame)."""
+    tree = getattr(model, 'tree', model)   # a MimicModel's bodies
+    coupled = ' (%d independent)' % model.nq if model.mimic else ''
     sections = [
-        ['Model %r: %d movable joint(s), root link %r' % (
-            model.name, model.nq, model.root_link)],
-        joint_lines(model), dh_lines(model, convention, tip_link),
-        mass_lines(model),
+        ['Model %r: %d movable joint(s)%s, root link %r' % (
+            model.name, tree.nq, coupled, model.root_link)],
+        joint_lines(tree), mimic_lines(model),
+        dh_lines(model, convention, tip_link),
+        mass_lines(tree),
         gravity_lines(model)]
-    return '\n\n'.join('\n'.join(lines) for lines in sections)
+    return '\n\n'.join('\n'.join(lines) for lines in sections if lines)
 
 
 def run(args):
