@@ -110,8 +110,8 @@ def test_energy_of_free_mimic_model_is_conserved(mimic):
     """
     model = MimicModel(free(panda_tree()), mimic)
     drift, scale = energy_drift(model, 1e-3)
-    assert drift <= 1e-6 * scale, 'energy drift %.3e of %.3e' % (drift,
-                                                                  scale)
+    assert drift <= 1e-6 * scale, 'energy drift %.3e of %.3e' % (
+        drift, scale)
     finer, _ = energy_drift(model, 5e-4)
     assert finer < drift / 8.0, 'drift %.3e at dt/2, %.3e at dt' % (
         finer, drift)
