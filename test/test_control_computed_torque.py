@@ -46,3 +46,20 @@ def test_continuous_joints_take_the_short_way_round():
     error = position_error(model, q_d, q)
     wrapped = np.where(model.continuous, -0.2, 2 * np.pi - 0.2)
     assert_close(error, wrapped)
+
+
+def test_batches_equal_single_calls():
+    """(N, nq) states with shared targets: row by row the same torques."""
+    model = oracle.oracle_for(random_urdf(4, 3, continuous=True))[0]
+    assert model.continuous.any()
+    rng = np.random.default_rng(4)
+    q, qd = rng.uniform(-4, 4, (2, 5, model.nq))
+    q_d, qd_d, qdd_d = rng.uniform(-4, 4, (3, model.nq))
+    kp, kd = np.full(model.nq, 50.0), np.full(model.nq, 5.0)
+    batch = computed_torque(model, q, qd, q_d, qd_d, qdd_d, kp, kd)
+    for k in range(5):
+        assert_close(batch[k], computed_torque(model, q[k], qd[k], q_d, qd_d,
+                                               qdd_d, kp, kd))
+    with pytest.raises(ValueError, match='must have %d values per state'
+                                         % model.nq):
+        position_error(model, np.zeros(model.nq + 1), 0.0)

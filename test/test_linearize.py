@@ -225,6 +225,11 @@ def test_bad_input_is_named():
             dr.linearize(model, zero, zero, zero, dt=dt)
     with pytest.raises(ValueError, match='tau'):
         dr.linearize(model, zero, zero, np.zeros(3))
+    # Hanging down is stable, upright is not: over 1e9 s it overflows.
+    upright = np.array([np.pi / 2, 0.0])
+    with pytest.raises(ValueError, match=r'dt = 1e\+09 s is too long a '
+                                         'zero-order hold'):
+        dr.linearize(model, upright, zero, zero, dt=1e9)
     samples = np.zeros((3, model.nq))
     with pytest.raises(ValueError, match='increasing'):
         dr.linearize_trajectory(model, [0.0, 0.2, 0.1], samples, samples,

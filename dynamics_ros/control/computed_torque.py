@@ -28,10 +28,18 @@ from ..dynamics.rnea import inverse_dynamics
 
 
 def position_error(model, q_desired, q):
-    """Return q_desired - q, wrapped to [-pi, pi) on continuous joints."""
+    """
+    Return q_desired - q, wrapped to [-pi, pi) on continuous joints.
+
+    Either argument may be a batch (N, nq); the joints are the last axis.
+    """
     error = np.asarray(q_desired, dtype=float) - np.asarray(q, dtype=float)
+    if error.shape[-1:] != (model.nq,):
+        raise ValueError('q and q_desired must have %d values per state (one '
+                         'per joint of %r), got shape %s' % (
+                             model.nq, model.name, error.shape))
     wrap = model.continuous
-    error[wrap] = np.mod(error[wrap] + np.pi, 2.0 * np.pi) - np.pi
+    error[..., wrap] = np.mod(error[..., wrap] + np.pi, 2.0 * np.pi) - np.pi
     return error
 
 

@@ -76,7 +76,14 @@ def zero_order_hold(A, B, dt):
     augmented = np.zeros(B.shape[:-2] + (n + m, n + m))
     augmented[..., :n, :n] = A
     augmented[..., :n, n:] = B
-    exponential = expm(augmented * dt)
+    with np.errstate(over='ignore', invalid='ignore'):
+        exponential = expm(augmented * dt)
+    if not np.all(np.isfinite(exponential)):
+        # An unstable mode grows past float range over so long a hold.
+        raise ValueError(
+            'dt = %g s is too long a zero-order hold for this model: the '
+            'discrete (A, B) overflow (an unstable mode grows past 1e308); '
+            'use the sample time of the controller' % dt)
     return exponential[..., :n, :n], exponential[..., :n, n:]
 
 
