@@ -18,6 +18,12 @@ Pinocchio as the test oracle: models from the same URDF, mapped by name.
 Pinocchio orders velocities [linear; angular] and stores a continuous joint
 as (cos, sin); dynamics_ros orders [angular; linear] and uses one angle.
 These helpers convert so that tests compare like with like.
+
+Models with mimic joints (``dr.MimicModel``, independent coordinates) have
+two oracles: Pinocchio's reduced model (``mimic=True``: M and rnea, no
+forward dynamics) and ``ProjectedOracle``, Pinocchio's model of every
+movable joint taken through the map q_tree = G q + offset, for URDFs that
+Pinocchio's reduced parser refuses.
 """
 
 import glob
@@ -85,12 +91,42 @@ def keep_chain(xml, root, tip):
     return ElementTree.tostring(tree, encoding='unicode')
 
 
-class PinocchioOracle:
-    """Pinocchio model of a URDF and index maps to a dynamics_ros model."""
+def urdf_files():
+    """Every ``.urdf`` below robots_directory(), relative to it, sorted."""
+    root = robots_directory()
+    return sorted(os.path.relpath(path, root) for path in glob.glob(
+        os.path.join(root, '**', '*.urdf'), recursive=True))
 
-    def __init__(self, model, xml):
+
+def mimic_tags(xml):
+    """
+    Return the ``<mimic>`` tags of a URDF's joints, read with ElementTree.
+
+    Returns ``{joint: (master, multiplier, offset, joint type)}`` with the
+    URDF defaults (multiplier 1, offset 0); a commented-out tag is not one.
+    """
+    tags = {}
+    for joint in ElementTree.fromstring(xml).iter('joint'):
+        tag = joint.find('mimic')
+        if tag is not None and joint.get('type') is not None:
+            tags[joint.get('name')] = (
+                tag.get('joint'), float(tag.get('multiplier', 1.0)),
+                float(tag.get('offset', 0.0)), joint.get('type'))
+    return tags
+
+
+class PinocchioOracle:
+    """
+    Pinocchio model of a URDF and index maps to a dynamics_ros model.
+
+    With ``mimic=True`` Pinocchio builds its reduced model: mimic joints
+    have no coordinate of their own (nq = nv = 0, the indices of the joint
+    they follow), so the independent joints map by name as usual.
+    """
+
+    def __init__(self, model, xml, mimic=False):
         self.model = model
-        self.pin_model = pin.buildModelFromXML(xml)
+        self.pin_model = pin.buildModelFromXML(xml, mimic=mimic)
         self.pin_model.gravity = pin.Motion(
             np.asarray(model.gravity), np.zeros(3))
         self.data = self.pin_model.createData()
@@ -100,7 +136,7 @@ class PinocchioOracle:
             self.idx_q.append(joint.idx_q)
             self.idx_v.append(joint.idx_v)
             self.pin_nq.append(joint.nq)
-        self.idx_v = np.array(self.idx_v)
+        self.idx_v = np.array(self.idx_v, dtype=int)
         assert self.pin_model.nv == model.nq, 'models differ in size'
 
     def q(self, q):
@@ -173,6 +209,57 @@ class PinocchioOracle:
         return self.ours_matrix(pin.computeCoriolisMatrix(
             self.pin_model, self.data, self.q(q), self.v(qd)))
 
+    def forward(self, q, qd, tau):
+        """
+        Forward dynamics solved from Pinocchio's M and h: M^-1 (tau - h).
+
+        For a reduced (mimic) model, where Pinocchio 4.1 has no ABA.
+        """
+        return np.linalg.solve(self.crba(q), tau - self.bias(q, qd))
+
+
+class ProjectedOracle:
+    """
+    A MimicModel's dynamics from Pinocchio's model of every movable joint.
+
+    Pinocchio builds the URDF without its mimic coupling (each mimic joint
+    a coordinate of its own); the principle of virtual work maps it to
+    independent coordinates with the model's G and offset: tau = G^T
+    tau_tree(G q + offset, G qd, G qdd), M = G^T M_tree G.  Independent of
+    Pinocchio's reduced parser, which refuses a mimic joint visited before
+    its master (it visits sibling joints in name order).
+    """
+
+    def __init__(self, model, xml):
+        self.model = model
+        self.tree = PinocchioOracle(model.tree, xml)
+        self.G = np.asarray(model.G)
+        self.offset = np.asarray(model.offset)
+
+    def _full(self, q):
+        return self.G @ q + self.offset
+
+    def rnea(self, q, qd, qdd):
+        """Inverse dynamics in independent coordinates."""
+        return self.G.T @ self.tree.rnea(
+            self._full(q), self.G @ qd, self.G @ qdd)
+
+    def crba(self, q):
+        """Mass matrix in independent coordinates."""
+        return self.G.T @ self.tree.crba(self._full(q)) @ self.G
+
+    def gravity(self, q):
+        """Gravity torques in independent coordinates."""
+        return self.G.T @ self.tree.gravity(self._full(q))
+
+    def bias(self, q, qd):
+        """Nonlinear effects h(q, qd) in independent coordinates."""
+        return self.G.T @ self.tree.bias(self._full(q), self.G @ qd)
+
+    def forward(self, q, qd, tau):
+        """Forward dynamics M^-1 (tau - h) in independent coordinates."""
+        return np.linalg.solve(self.crba(q), tau - self.bias(q, qd))
+
 
 def oracle_for(xml, **load_options):
     """Load ``xml`` both ways: (dynamics_ros model, PinocchioOracle)."""
@@ -184,6 +271,9 @@ def random_state(model, rng):
     """Random q within finite limits (else [-pi, pi]), qd, qdd, tau."""
     lower = np.where(np.isfinite(model.lower_limit), model.lower_limit, -np.pi)
     upper = np.where(np.isfinite(model.upper_limit), model.upper_limit, np.pi)
-    q = rng.uniform(lower, upper)
+    # As rng.uniform(lower, upper), which refuses a range that is one point
+    # written [0, -0.0] (a mimic coupling can narrow a joint's to that).
+    q = lower + rng.uniform(0.0, 1.0, model.nq) * np.maximum(upper - lower,
+                                                             0.0)
     return (q, rng.uniform(-2.0, 2.0, model.nq),
             rng.uniform(-3.0, 3.0, model.nq), rng.uniform(-5.0, 5.0, model.nq))
