@@ -368,10 +368,10 @@ def _warn_if_garbage(model, root):
     empty = massless_joints(model)
     if empty:
         warnings.warn(
-            'joints %s move no mass or inertia (no <inertial> on any link '
-            'they move): the mass matrix is singular, so forward dynamics '
-            'and the simulator refuse this model; add <inertial> to those '
-            'links, armature to the joints, or cut them off with tip_link'
+            'joints %s move no mass or inertia about their axes: the mass '
+            'matrix is singular, so forward dynamics and the simulator '
+            'refuse this model; add <inertial> to the links they move, '
+            'armature to the joints, or cut them off with tip_link'
             % ', '.join(repr(name) for name in empty),
             ModelWarning, stacklevel=3)
 

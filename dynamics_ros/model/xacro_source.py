@@ -25,6 +25,7 @@ argument, a macro error, malformed XML - is a ModelError naming the file.
 from contextlib import redirect_stderr, redirect_stdout
 import io
 import os
+import re
 import threading
 
 from ..errors import ModelError
@@ -81,9 +82,20 @@ def expand_xacro(path, xacro_args=None):
                 document = xacro.process_file(path, mappings=mappings)
             return document.toprettyxml(indent='  ')
         except Exception as error:  # xacro raises many types (XML, args)
-            detail = str(error).strip() or type(error).__name__
-            if type(error).__name__ == 'PackageNotFoundError':
-                detail = 'package %s not found in the ament index (is its ' \
-                         'workspace sourced? AMENT_PREFIX_PATH=%r)' % (
-                             detail, os.environ.get('AMENT_PREFIX_PATH', ''))
-            raise ModelError('xacro could not expand %r: %s' % (path, detail))
+            raise ModelError('xacro could not expand %r: %s' % (
+                path, _reason(error)))
+
+
+def _reason(error):
+    """One line saying why xacro failed, without repeating itself."""
+    inner = getattr(error, 'exc', None)   # XacroException wraps a cause
+    text = str(error.args[0]) if inner is not None and error.args and \
+        str(inner) in str(error.args[0]) else str(error)
+    text = re.sub(r"<class '(?:[\w]+\.)*(\w+)'>", r'\1', text)
+    text = ' '.join(text.split()) or type(error).__name__
+    if 'AMENT_PREFIX_PATH' in text or 'PackageNotFound' in repr(
+            inner or error):
+        text += ' ($(find) looks packages up in the ament index: is the ' \
+                'workspace that has them sourced? AMENT_PREFIX_PATH=%r)' % \
+                os.environ.get('AMENT_PREFIX_PATH', '')
+    return text
