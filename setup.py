@@ -40,7 +40,6 @@ setup(
         share('config', '*.yaml'),
         share('urdf', '*.urdf'),
     ],
-    package_data={package_name: ['data/*.urdf']},
     # Version ranges live in requirements.txt; on a ROS 2 machine rclpy and
     # the messages come from the distribution (package.xml exec_depend).
     install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML'],
