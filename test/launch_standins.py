@@ -21,12 +21,19 @@ substitutions are evaluated with the launch arguments' defaults (or given
 values) and ``FindPackageShare`` resolved to the source tree.  Only the part
 of the API that ROS 2 launch files commonly use is provided; a launch file
 that uses something else fails to import here, which is itself a signal.
+
+The second half models what real launch_ros and rcl do with a node's
+``parameters=`` list, so a test can say which parameters reach a node under
+its fully qualified name: see ``parameters_reaching``.
 """
 
 import importlib.util
 import os
+import re
 import sys
 import types
+
+import yaml
 
 
 class Recorder:
@@ -348,3 +355,130 @@ def load_launch_file(path, share_directories, arguments=None):
         node for node in recorder.nodes
         if node.condition is None or node.condition.holds(recorder)]
     return recorder
+
+
+# What launch_ros and rcl/rclpy do with a node's parameters.
+#
+# launch_ros (launch_ros/actions/node.py) turns every entry of ``parameters=``
+# into one ``--params-file`` argument, in order: a file path is passed as it
+# is; a dict is written to a temporary file keyed ``/**`` (or keyed by the
+# node's full name when the launch file gives both ``name`` and
+# ``namespace``).  rcl_yaml_param_parser reads all those files into one table
+# of node-name keys (a key met again in a later file is merged into its first
+# entry; later values win), joining nested mapping keys above
+# ``ros__parameters`` with '/' (``arm: {talker: ...}`` is ``arm/talker``).
+# At node start rclpy (and rclcpp) walk that table in order and apply every
+# entry whose key matches the node's fully qualified name: the key gets a
+# leading '/' if it has none, each ``/*`` becomes the regular expression
+# ``(/\w+)`` (so ``/**`` becomes ``(/\w+)*``, any namespace sequence), and
+# the result must match the whole name.  A bare ``simulator_node`` is
+# therefore ``/simulator_node``: the root namespace only.
+# (ros2/rclcpp#1839 and ros2/rclpy#987, in Humble since rclpy 3.3.5; before
+# that only ``/**`` and the exact name matched.)
+
+
+def node_name_matches(key, fully_qualified_name):
+    """Whether the parameter-file key ``key`` applies to that node."""
+    if not key.startswith('/'):
+        key = '/' + key
+    pattern = key.replace('/*', r'(/\w+)')
+    return re.fullmatch(pattern, fully_qualified_name, re.ASCII) is not None
+
+
+def _flatten(parameters, prefix=''):
+    """Map the dotted names of a ros__parameters mapping to their values."""
+    flat = {}
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, prefix + str(key) + '.'))
+        else:
+            flat[prefix + str(key)] = value
+    return flat
+
+
+def parameter_file_sections(content, path=()):
+    """
+    Return ``[(node key, {dotted name: value})]`` of a parameter file.
+
+    ``content`` is the file's parsed YAML; keys are joined with '/' the way
+    rcl_yaml_param_parser joins namespace and node levels.
+    """
+    sections = []
+    if not isinstance(content, dict):
+        raise ValueError('not a ROS 2 parameter file: %r at %s' % (
+            content, '/'.join(path) or 'top level'))
+    for key, value in content.items():
+        if key == 'ros__parameters':
+            if not path:
+                raise ValueError('ros__parameters without a node name')
+            sections.append(('/'.join(path), _flatten(value or {})))
+        else:
+            sections.extend(parameter_file_sections(value, path + (str(key),)))
+    return sections
+
+
+def load_parameter_file(file_name):
+    """Read a parameter file into ``parameter_file_sections`` form."""
+    with open(file_name) as stream:
+        return parameter_file_sections(yaml.safe_load(stream))
+
+
+def node_namespace(recorder, node):
+    """Return the absolute namespace launch_ros gives the node ('/': none)."""
+    namespace = '' if node.namespace is None else str(
+        recorder.value(node.namespace))
+    if not namespace.startswith('/'):
+        namespace = '/' + namespace
+    return namespace
+
+
+def node_fully_qualified_name(recorder, node, default_name):
+    """``/namespace/name``: ``default_name`` is the node's own name."""
+    name = default_name if node.name is None else str(
+        recorder.value(node.name))
+    return node_namespace(recorder, node).rstrip('/') + '/' + name
+
+
+def parameter_sources(recorder, node):
+    """
+    Return the node's parameter sources as launch_ros passes them.
+
+    In order: ``[(index in parameters=, file name or None, sections)]``.
+    """
+    sources = []
+    for index, entry in enumerate(node.parameters):
+        if isinstance(entry, dict):
+            if node.name is not None and node.namespace is not None:
+                key = node_fully_qualified_name(recorder, node, None)
+            else:
+                key = '/**'
+            values = {}
+            for name, value in entry.items():
+                if isinstance(value, ParameterValue):
+                    value = value.value
+                values[str(recorder.value(name))] = recorder.value(value)
+            sources.append((index, None, [(key, _flatten(values))]))
+        else:
+            file_name = str(recorder.value(entry))
+            sources.append((index, file_name, load_parameter_file(file_name)))
+    return sources
+
+
+def parameters_reaching(recorder, node, fully_qualified_name):
+    """
+    Return the parameters the node starts with.
+
+    ``{name: (value, source index)}``: ``source index`` is the position
+    in the node's ``parameters=`` of the entry the value came from.
+    """
+    table = {}  # node key -> {name: (value, index)}, in first-seen order
+    for index, _, sections in parameter_sources(recorder, node):
+        for key, values in sections:
+            entry = table.setdefault(key, {})
+            entry.update((name, (value, index))
+                         for name, value in values.items())
+    reaching = {}
+    for key, values in table.items():
+        if node_name_matches(key, fully_qualified_name):
+            reaching.update(values)
+    return reaching

@@ -23,6 +23,13 @@ parameters the node declares, every parameter given inline is declared, and
 every remapping renames a topic the node really uses.  What a node declares
 and uses is read from the node itself, created in this process.  When the
 real ``launch_ros`` is importable the files are also loaded with it.
+
+Each launch file is also started with and without its ``namespace``
+argument, and every parameter of every parameter file it passes must reach
+the node under the fully qualified name the launch file gives it, matched
+the way rcl matches parameter-file keys (``/**`` any namespace sequence,
+``*`` one token, a bare ``name`` the root namespace only; the model is in
+launch_standins.py and is checked here against rclpy itself).
 """
 
 from glob import glob
@@ -31,7 +38,9 @@ from importlib.metadata import distribution
 import inspect
 import os
 
-from launch_standins import load_launch_file, ParameterValue, Substitution
+from launch_standins import load_launch_file, load_parameter_file, \
+    node_fully_qualified_name, node_name_matches, parameter_file_sections, \
+    parameter_sources, parameters_reaching, ParameterValue, Substitution
 import pytest
 import yaml
 
@@ -92,17 +101,6 @@ def node_interfaces():
     return interfaces
 
 
-def flatten(parameters, prefix=''):
-    """Return the dotted names of a ros__parameters mapping."""
-    names = set()
-    for key, value in parameters.items():
-        if isinstance(value, dict):
-            names |= flatten(value, prefix + key + '.')
-        else:
-            names.add(prefix + key)
-    return names
-
-
 def cases():
     """(launch file, arguments) pairs to check."""
     for path in LAUNCH_FILES:
@@ -142,14 +140,13 @@ def test_launch_file_references_exist(path, arguments, node_interfaces):
                 continue
             file_name = recorded.value(entry)
             assert os.path.isfile(file_name), 'missing %s' % file_name
-            with open(file_name) as stream:
-                content = yaml.safe_load(stream)
-            sections = [v for k, v in content.items()
-                        if k in ('/**', interface['node_name'])]
-            assert sections, '%s has no section for %s' % (
-                file_name, interface['node_name'])
+            fqn = node_fully_qualified_name(
+                recorded, node, interface['node_name'])
+            sections = [values for key, values in load_parameter_file(
+                file_name) if node_name_matches(key, fqn)]
+            assert sections, '%s has no section for %s' % (file_name, fqn)
             for section in sections:
-                unknown = flatten(section['ros__parameters']) - declared
+                unknown = set(section) - declared
                 assert not unknown, '%s names %s, not declared by %s' % (
                     os.path.basename(file_name), sorted(unknown),
                     node.executable)
@@ -207,3 +204,197 @@ def test_substitution_standins_evaluate():
     recorded = load_launch_file(LAUNCH_FILES[0], SHARES, {'urdf': 'x.urdf'})
     assert isinstance(recorded.nodes[0].parameters[0], Substitution)
     assert recorded.value(recorded.nodes[0].parameters[0]).startswith(ROOT)
+
+
+# Namespaces a launch file is started in, besides its default (none).
+NAMESPACES = ['arm', 'fleet/arm_2', '/arm']
+
+
+def namespace_cases():
+    """(launch file, arguments, namespace or None) triples to start."""
+    for path in LAUNCH_FILES:
+        declared = load_launch_file(path, SHARES).declared
+        namespaces = [None] + (NAMESPACES if 'namespace' in declared else [])
+        for variant in VARIANTS.get(os.path.basename(path), [{}]):
+            for namespace in namespaces:
+                arguments = {k: v for k, v in variant.items()
+                             if k != 'namespace'}
+                if namespace is not None:
+                    arguments['namespace'] = namespace
+                yield pytest.param(path, arguments, namespace, id='%s-%s-%s' % (
+                    os.path.basename(path),
+                    '-'.join(sorted(set(arguments) - {'namespace'}))
+                    or 'defaults', namespace or 'no_namespace'))
+
+
+@pytest.mark.parametrize('path,arguments,namespace', list(namespace_cases()))
+def test_parameter_files_reach_their_node_in_any_namespace(
+        path, arguments, namespace, node_interfaces):
+    """Every parameter of every file reaches its node, namespace or not."""
+    recorded = load_launch_file(path, SHARES, arguments)
+    ours = [n for n in recorded.nodes if n.package == 'dynamics_ros']
+    assert ours, 'the launch file starts none of our nodes'
+    files = 0
+    for node in ours:
+        default_name = node_interfaces[node.executable]['node_name']
+        fqn = node_fully_qualified_name(recorded, node, default_name)
+        expected_namespace = '/' + (namespace or '').strip('/')
+        assert fqn == (expected_namespace.rstrip('/') + '/' + (
+            node.name or default_name)), (
+            '%s starts as %s, not in namespace %r' % (
+                node.executable, fqn, namespace))
+        reaching = parameters_reaching(recorded, node, fqn)
+        for index, file_name, sections in parameter_sources(recorded, node):
+            if file_name is None:
+                continue
+            files += 1
+            for key, values in sections:
+                assert node_name_matches(key, fqn), (
+                    '%s: section %r of %s does not apply to %s: rcl matches '
+                    'a parameter-file key to the fully qualified node name '
+                    "(a bare name is the root namespace only; '/**/name' "
+                    'is any namespace), so all of %s fall back to defaults' % (
+                        os.path.basename(path), key,
+                        os.path.basename(file_name), fqn, sorted(values)))
+                for name, value in values.items():
+                    assert name in reaching, '%s: %s of %s misses %s' % (
+                        os.path.basename(path), name,
+                        os.path.basename(file_name), fqn)
+                    got, source = reaching[name]
+                    assert source >= index, (
+                        '%s: %s of %s is overridden by an earlier entry' % (
+                            os.path.basename(path), name, file_name))
+                    if source == index:
+                        assert got == value, '%s: %s is %r, not %r' % (
+                            fqn, name, got, value)
+    assert files, 'no parameter file is passed to any node'
+
+
+def config_files_by_node():
+    """Which node (default name) each shipped parameter file is for."""
+    recorded = load_launch_file(
+        os.path.join(ROOT, 'launch', 'simulation.launch.py'), SHARES)
+    owners = {}
+    for node in recorded.nodes:
+        for _, file_name, _ in parameter_sources(recorded, node):
+            if file_name is not None:
+                owners.setdefault(file_name, set()).add(node.executable)
+    return owners
+
+
+def test_parameter_files_reach_no_other_node(node_interfaces):
+    """
+    A file reaches only its own node, in any namespace.
+
+    The files share parameter names with different meanings (``rate`` is
+    1 kHz integration in simulator.yaml, 10 Hz publishing in
+    linearization.yaml; ``gravity`` everywhere), so a file applied to a
+    whole group (launch_ros SetParametersFromFile, or several
+    ``--params-file`` given to one process) must not set them elsewhere:
+    the files are keyed ``/**/<node name>``, not ``/**``.
+    """
+    owners = config_files_by_node()
+    assert len(owners) == 3
+    names = {e: i['node_name'] for e, i in node_interfaces.items()}
+    for file_name, executables in owners.items():
+        assert len(executables) == 1, '%s is passed to %s' % (
+            file_name, sorted(executables))
+        for key, _ in load_parameter_file(file_name):
+            for executable, name in names.items():
+                for namespace in ['', '/arm', '/fleet/arm_2']:
+                    fqn = namespace + '/' + name
+                    assert node_name_matches(key, fqn) == (
+                        executable in executables), (
+                        '%s key %r %s %s' % (
+                            os.path.basename(file_name), key,
+                            'reaches' if executable not in executables
+                            else 'misses', fqn))
+
+
+MATCH_TABLE = [
+    # (key, fully qualified name, applies)
+    ('/**', '/talker', True),
+    ('/**', '/arm/talker', True),
+    ('/**', '/a/b/talker', True),
+    ('talker', '/talker', True),
+    ('talker', '/arm/talker', False),
+    ('/talker', '/arm/talker', False),
+    ('/arm/talker', '/arm/talker', True),
+    ('/arm/talker', '/talker', False),
+    ('arm/talker', '/arm/talker', True),
+    ('/**/talker', '/talker', True),
+    ('/**/talker', '/arm/talker', True),
+    ('/**/talker', '/a/b/talker', True),
+    ('/**/talker', '/arm/listener', False),
+    ('/**/talker', '/arm/talker_2', False),
+    ('/*/talker', '/talker', False),
+    ('/*/talker', '/arm/talker', True),
+    ('/*/talker', '/a/b/talker', False),
+    ('/*', '/talker', True),
+    ('/*', '/arm/talker', False),
+    ('/arm/*', '/arm/talker', True),
+    ('/arm/**', '/arm/b/talker', True),
+    ('/arm/**', '/talker', False),
+]
+
+
+@pytest.mark.parametrize('key,fqn,applies', MATCH_TABLE)
+def test_node_name_matching_rule(key, fqn, applies):
+    """The documented rule: ``**`` any tokens, ``*`` one, bare is root."""
+    assert node_name_matches(key, fqn) == applies
+
+
+def test_nested_keys_join_like_rcl():
+    """``arm: {talker: {ros__parameters}}`` is the key ``arm/talker``."""
+    sections = parameter_file_sections({
+        'arm': {'talker': {'ros__parameters': {'a': 1, 'p': {'q': 2}}}},
+        '/**': {'ros__parameters': {'b': 3}}})
+    assert sections == [('arm/talker', {'a': 1, 'p.q': 2}),
+                        ('/**', {'b': 3})]
+
+
+def rclpy_overrides(files, fqn):
+    """Parameter names that reach ``fqn`` in real rclpy from ``files``."""
+    import rclpy
+    from rclpy.node import Node
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ['ROS_DOMAIN_ID'] = '61'
+    namespace, name = fqn.rsplit('/', 1)
+    arguments = ['--ros-args']
+    for file_name in files:
+        arguments += ['--params-file', file_name]
+    context = rclpy.Context()
+    rclpy.init(context=context, args=arguments)
+    try:
+        node = Node(name, namespace=namespace or '/', context=context,
+                    automatically_declare_parameters_from_overrides=True)
+        try:
+            return {n: p.value for n, p in node._parameters.items()
+                    if n not in ('use_sim_time',
+                                 'start_type_description_service')}
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)
+
+
+def test_matching_model_agrees_with_rclpy(tmp_path):
+    """The model above gives what rclpy itself gives a node at start."""
+    content = {}
+    for number, (key, _, _) in enumerate(MATCH_TABLE):
+        content.setdefault(key, {'ros__parameters': {}})[
+            'ros__parameters']['p%d' % number] = number
+    content['fleet'] = {'talker': {'ros__parameters': {'nested': 1}}}
+    table = tmp_path / 'table.yaml'
+    table.write_text(yaml.safe_dump(content))
+    shipped = sorted(config_files_by_node())
+    for fqn in sorted({f for _, f, _ in MATCH_TABLE} | {
+            '/fleet/talker', '/simulator_node', '/arm/simulator_node',
+            '/fleet/arm_2/simulator_node', '/arm/linearization_node',
+            '/inverse_dynamics_node', '/a/b/inverse_dynamics_node'}):
+        model = {}
+        for file_name in [str(table)] + shipped:
+            for key, values in load_parameter_file(file_name):
+                if node_name_matches(key, fqn):
+                    model.update(values)
+        assert rclpy_overrides([str(table)] + shipped, fqn) == model, fqn
