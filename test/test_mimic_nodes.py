@@ -34,6 +34,7 @@ from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.model.mimic_model import MimicModel
 from dynamics_ros.nodes.conversions import to_seconds
+from dynamics_ros.nodes.model_source import resolve_joints
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
@@ -407,3 +408,11 @@ def test_a_trajectory_of_the_independent_joints_moves_both_fingers(
         msg), every=2.0, what='the fingers at 0.03')
     state = latest(simulated)
     assert state[MIMIC][:2] == state[FINGER][:2]
+
+
+def test_a_joints_parameter_naming_the_mimic_finger_says_why():
+    with pytest.raises(dr.ModelError, match=r'mimic joints \(they follow '
+                       r'their masters; leave them out\): %s' % MIMIC):
+        resolve_joints(MODEL, ALL)
+    assert resolve_joints(MODEL, JOINTS) == JOINTS
+    assert resolve_joints(MODEL, []) == MODEL.joint_names

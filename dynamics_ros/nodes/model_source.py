@@ -147,11 +147,14 @@ def resolve_joints(model, joints):
         return list(model.joint_names)
     joints = list(joints)
     duplicated = sorted({j for j in joints if joints.count(j) > 1})
-    unknown = [j for j in joints if j not in model.joint_names]
+    mimic = [j for j in joints if j in model.mimic]
+    unknown = [j for j in joints if j not in model.joint_names + mimic]
     missing = [j for j in model.joint_names if j not in joints]
-    if duplicated or unknown or missing:
+    if duplicated or mimic or unknown or missing:
         faults = []
         for label, names in (('duplicated', duplicated),
+                             ('mimic joints (they follow their masters; '
+                              'leave them out)', mimic),
                              ('not movable joints of the model', unknown),
                              ('missing', missing)):
             if names:
