@@ -61,7 +61,7 @@ def panda_xml(mimic=None):
 
 
 def coupled(mimic):
-    """A MimicModel built from the tree, whatever the loader does."""
+    """Return a MimicModel built from the tree, whatever the loader does."""
     return MimicModel(dr.load_urdf(panda_xml()), mimic)
 
 
@@ -275,7 +275,7 @@ def test_refusals_name_the_joints():
                           'panda_joint2': ('panda_joint1', 1.0, 0.0)})
     with pytest.raises(dr.ModelError, match='multiplier 0 pins the joint'):
         MimicModel(tree, {'panda_joint1': ('panda_joint2', 0.0, 0.0)})
-    with pytest.raises(KeyError, match="is a mimic joint of "
+    with pytest.raises(KeyError, match='is a mimic joint of '
                                        "'panda_finger_joint1'"):
         coupled(FINGERS).joint_index('panda_finger_joint2')
 
@@ -310,3 +310,18 @@ def test_flexible_links_refuse_mimic_models():
                                             r'\(panda_finger_joint2\) are not '
                                             'supported'):
         dr.FlexibleModel(coupled(FINGERS), {})
+
+
+def test_limits_that_would_freeze_the_master_are_not_kept():
+    """PR2's gripper: a mirrored mimic range meets the master's in 0."""
+    tree = dr.load_urdf(panda_xml())
+    k = tree.joint_index('panda_finger_joint1')
+    with pytest.warns(dr.ModelWarning, match=(
+            "mimic joint 'panda_finger_joint2': its limits \\[0, 0.04\\] "
+            "leave no motion to 'panda_finger_joint1' within \\[0, 0.04\\]; "
+            'only the latter are kept')):
+        model = MimicModel(tree, {'panda_finger_joint2': (
+            'panda_finger_joint1', -1.0, 0.0)})
+    index = model.joint_index('panda_finger_joint1')
+    assert model.lower_limit[index] == tree.lower_limit[k] == 0.0
+    assert model.upper_limit[index] == tree.upper_limit[k] == 0.04

@@ -17,8 +17,9 @@ Joints that move no mass: the joint-space inertia M is singular.
 
 A URDF without ``<inertial>`` on the links a joint moves (several
 ROS-Industrial arms ship so), or with all their mass on the joint's axis,
-gives a zero column of M; forward dynamics would return NaN.  These helpers name such joints so that loading
-warns and forward dynamics refuses with a ModelError instead.
+gives a zero column of M; forward dynamics would return NaN.  These helpers
+name such joints so that loading warns and forward dynamics refuses with a
+ModelError instead.
 """
 
 import numpy as np

@@ -132,16 +132,19 @@ class MimicModel(Coordinates):
             with np.errstate(invalid='ignore'):
                 bounds = sorted(((tree.lower_limit[i] - o) / m,
                                  (tree.upper_limit[i] - o) / m))
-            if bounds[0] > upper[k] or bounds[1] < lower[k]:
+            narrowed = (max(lower[k], bounds[0]), min(upper[k], bounds[1]))
+            if narrowed[1] - narrowed[0] <= 0.0 < upper[k] - lower[k]:
+                # Limits that meet in a point (PR2's gripper: [0, 0.548]
+                # mirrored by multiplier -1) would freeze the master; MoveIt
+                # does not enforce a mimic joint's own limits either.
                 warnings.warn(
-                    'mimic joint %r: its limits [%g, %g] cannot be reached '
-                    'from the limits of %r; only the latter are kept' % (
+                    'mimic joint %r: its limits [%g, %g] leave no motion to '
+                    '%r within [%g, %g]; only the latter are kept' % (
                         tree.joint_names[i], tree.lower_limit[i],
-                        tree.upper_limit[i], self.joint_names[k]),
-                    ModelWarning, stacklevel=3)
+                        tree.upper_limit[i], self.joint_names[k], lower[k],
+                        upper[k]), ModelWarning, stacklevel=3)
                 continue
-            lower[k] = max(lower[k], bounds[0])
-            upper[k] = min(upper[k], bounds[1])
+            lower[k], upper[k] = narrowed
             velocity[k] = min(velocity[k], tree.velocity_limit[i] / abs(m))
         self.lower_limit, self.upper_limit = lower, upper
         self.velocity_limit = velocity
