@@ -38,9 +38,10 @@ from importlib.metadata import distribution
 import inspect
 import os
 
-from launch_standins import load_launch_file, load_parameter_file, \
+from launch_standins import load_launch_file, load_parameter_file, Node, \
     node_fully_qualified_name, node_name_matches, parameter_file_sections, \
-    parameter_sources, parameters_reaching, ParameterValue, Substitution
+    parameter_sources, parameters_reaching, ParameterValue, Recorder, \
+    Substitution
 import pytest
 import yaml
 
@@ -398,3 +399,35 @@ def test_matching_model_agrees_with_rclpy(tmp_path):
                 if node_name_matches(key, fqn):
                     model.update(values)
         assert rclpy_overrides([str(table)] + shipped, fqn) == model, fqn
+
+
+def test_precedence_model_agrees_with_rclpy(tmp_path):
+    """
+    Later sources win, but per node key in first-seen order, as in rclpy.
+
+    rcl merges a key met again in a later file into its first entry, so
+    ``/**`` (file 1), ``/arm/talker`` (file 2), ``/**`` (file 3) leaves
+    file 2's value; a launch dict is a ``/**`` file of its own.
+    """
+    def write(name, key, value):
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump({key: {'ros__parameters': {
+            'a': value, 'b%s' % name[0]: value}}}))
+        return str(path)
+
+    wildcard_1 = write('1.yaml', '/**', 1)
+    specific = write('2.yaml', '/arm/talker', 2)
+    wildcard_3 = write('3.yaml', '/**', 3)
+    any_namespace = write('4.yaml', '/**/talker', 4)
+    inline = write('5.yaml', '/**', 5)  # what launch_ros writes for a dict
+    orders = [[wildcard_1, specific, wildcard_3], [specific, wildcard_3],
+              [any_namespace, specific], [specific, any_namespace],
+              [wildcard_1, any_namespace, {'a': 5, 'b5': 5}],
+              [any_namespace, wildcard_1, {'a': 5, 'b5': 5}]]
+    for order in orders:
+        node = Node(package='x', executable='talker', namespace='arm',
+                    parameters=order)
+        model = {name: value for name, (value, _) in parameters_reaching(
+            Recorder({}), node, '/arm/talker').items()}
+        files = [inline if isinstance(e, dict) else e for e in order]
+        assert rclpy_overrides(files, '/arm/talker') == model, order
