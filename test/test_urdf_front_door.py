@@ -406,7 +406,10 @@ def test_pr2_and_icub_load():
     """ROS 1 <transmission> (PR2) and <texture/> without filename (iCub)."""
     pr2, texts = load_warning_texts(robot_path('pr2_description/urdf/'
                                                'pr2.urdf'))
-    assert pr2.nq > 0 and all('inertia is not' in text for text in texts)
+    assert isinstance(pr2, MimicModel) and pr2.nq == 20
+    unphysical = sorted(text.split("'")[1] for text in texts
+                        if 'inertia is not' in text)
+    assert unphysical == ['double_stereo_link', 'sensor_mount_link']
     icub = load_quietly(robot_path('icub_description/robots/icub.urdf'))
     assert icub.nq == 32
 
@@ -616,3 +619,61 @@ def test_same_model_tells_mimic_coupling_apart():
     free_fingers = open(panda, encoding='utf-8').read().replace(
         '<mimic joint="panda_finger_joint1"/>', '')
     assert not same_model(full, load_quietly(free_fingers))
+
+
+# --- a node: .xacro urdf_path, and a republished robot kept --------------
+
+NODE_DOMAIN_ID = 118
+NODE_LOGGER = 'inverse_dynamics_node'
+INFO = 20  # /rosout level of the node's model logs
+
+
+def test_node_expands_xacro_and_keeps_a_republished_robot(xacro_workspace):
+    """urdf_path=.xacro with xacro_args; the same robot again: no rebuild."""
+    from ros_harness import NodeProcess, RosTester
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+
+    node = NodeProcess('inverse_dynamics_node', NODE_DOMAIN_ID, {
+        'urdf_path': str(xacro_workspace), 'xacro_args': ['tip_mass:=2.5']})
+    ros = RosTester(NODE_DOMAIN_ID)
+    try:
+        states = ros.publisher(JointState, 'joint_states')
+        description = ros.publisher(String, 'robot_description', QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        feedforward = ros.collector(JointState, 'feedforward')
+
+        def gravity_reply(q):
+            feedforward.clear()
+            ros.wait_for(lambda: feedforward.messages, action=lambda: (
+                states.publish(JointState(name=['j1'], position=[q]))),
+                what='feedforward')
+            return feedforward.messages[-1].effort[0]
+
+        assert_close([gravity_reply(0.3)], [pendulum_gravity(2.5, 0.3)],
+                     what='node with the xacro arm')
+
+        def rebuilds():
+            return ros.warnings(NODE_LOGGER, 'from the robot_description '
+                                'topic', level=INFO)
+
+        expanded = read_urdf_file(str(xacro_workspace), ['tip_mass:=2.5'])
+        description.publish(String(data=expanded.replace(
+            '<robot', '<!-- republished -->\n<robot', 1)))
+        ros.wait_for(lambda: ros.warnings(NODE_LOGGER, 'same robot',
+                                          level=INFO),
+                     what='"same robot" log')
+        assert not rebuilds()
+        heavier = read_urdf_file(str(xacro_workspace), ['tip_mass:=4.0'])
+        description.publish(String(data=heavier))
+        ros.wait_for(rebuilds, what='the rebuilt model')
+        assert_close([gravity_reply(0.3)], [pendulum_gravity(4.0, 0.3)],
+                     what='node after a new robot')
+    finally:
+        ros.close()
+        alive = node.alive()
+        output = node.output()
+        node.stop()
+    assert alive, output
