@@ -677,3 +677,16 @@ def test_node_expands_xacro_and_keeps_a_republished_robot(xacro_workspace):
         output = node.output()
         node.stop()
     assert alive, output
+
+
+def test_describe_expands_a_xacro_with_its_arguments(xacro_workspace):
+    """Describe a .xacro: ``describe arm.urdf.xacro --xacro-arg ...``."""
+    import subprocess
+    import sys
+    result = subprocess.run(
+        [sys.executable, '-m', 'dynamics_ros', 'describe',
+         str(xacro_workspace), '--xacro-arg', 'tip_mass:=2.5'],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "Model 'xacro_arm': 1 movable joint(s)" in result.stdout
+    assert 'total mass: 2.5000 kg' in result.stdout

@@ -15,9 +15,10 @@
 """
 ``demo``: the main job on the default arm (``make demo``).
 
-Simulates the shipped PUMA 560 (or ``--urdf``) in ``simulator_node`` and
-tracks a 10 s reference twice: PD feedback alone (the simulator's
-trajectory PID), then computed-torque feed-forward from
+Simulates the shipped PUMA 560 (or ``--urdf``, a URDF or a .xacro with its
+default arguments) in ``simulator_node`` and tracks a 10 s reference twice:
+PD feedback alone (the simulator's trajectory PID), then computed-torque
+feed-forward from
 ``inverse_dynamics_node``.  Prints progress, a table of RMS and maximum
 tracking error per joint for both runs, and saves
 ``demo_output/tracking.png`` (desired vs actual, both runs).
@@ -150,7 +151,8 @@ def register(subparsers):
     parser = subparsers.add_parser(
         'demo', help='track a trajectory on the simulated default arm '
                      '(PUMA 560): PD alone vs computed torque')
-    parser.add_argument('--urdf', help='URDF path (default: shipped PUMA 560)')
+    parser.add_argument('--urdf', help='URDF or .xacro path (default: shipped '
+                                       'PUMA 560)')
     parser.add_argument('--duration', type=float, default=10.0,
                         help='length of the reference motion, s')
     parser.add_argument('--output', default='demo_output',

@@ -17,6 +17,7 @@
 
 ``python -m dynamics_ros describe ROBOT.urdf [--root L --tip L]
 [--dh standard|modified]``: what a ROS user checks first about a URDF.
+``ROBOT.urdf.xacro [--xacro-arg name:=value ...]`` expands a xacro first.
 
 A model with mimic joints is described on its tree (every movable joint,
 mimic ones included, in the joint, DH and mass tables) with the coupling
@@ -177,7 +178,8 @@ def describe(model, convention='standard', tip_link=None):
 
 def run(args):
     """Load the URDF and print its description."""
-    model = load_urdf(args.urdf, root_link=args.root, tip_link=args.tip)
+    model = load_urdf(args.urdf, root_link=args.root, tip_link=args.tip,
+                      xacro_args=args.xacro_arg)
     print(describe(model, args.dh, args.tip))
     return 0
 
@@ -187,7 +189,10 @@ def register(subparsers):
     parser = subparsers.add_parser(
         'describe', help='joint table, DH table, masses and gravity torques '
                          'of a URDF')
-    parser.add_argument('urdf', help='URDF file')
+    parser.add_argument('urdf', help='URDF or .xacro file')
+    parser.add_argument('--xacro-arg', action='append', default=[],
+                        metavar='NAME:=VALUE',
+                        help='argument of a .xacro file (repeatable)')
     parser.add_argument('--root', help='root link (default: the URDF root)')
     parser.add_argument('--tip', help='tip link: keep the chain root -> tip')
     parser.add_argument('--dh', choices=('standard', 'modified'),
