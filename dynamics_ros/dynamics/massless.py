@@ -92,9 +92,15 @@ def massless_joints(model):
     follows it (and itself) moves no mass.
     """
     if isinstance(model, MimicModel):
-        empty = set(tree_massless_joints(model.tree))
-        return [name for k, name in enumerate(model.joint_names)
-                if all(i in empty for i in np.flatnonzero(model.G[:, k]))]
+        empty = tree_massless_joints(model.tree)
+        # Cached with the tree's list: a new list means the tree changed.
+        cached = model.__dict__.get(DERIVED_CACHE)
+        if cached is not None and cached[0] is empty:
+            return cached[1]
+        names = [name for k, name in enumerate(model.joint_names)
+                 if all(i in empty for i in np.flatnonzero(model.G[:, k]))]
+        model.__dict__[DERIVED_CACHE] = (empty, names)
+        return names
     return [model.joint_names[i] for i in tree_massless_joints(model)]
 
 

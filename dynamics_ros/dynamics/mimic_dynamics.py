@@ -64,7 +64,8 @@ def forward_dynamics(model, q, qd, tau, f_ext=None):
     (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
     M = mass_matrix(model, q)
     h = inverse_dynamics(model, q, qd, np.zeros(model.nq), f_ext)
-    return (inverse(model, M) @ (tau - h)[..., None])[..., 0]
+    cholesky(model, M)  # refuses a singular M by name
+    return np.linalg.solve(M, (tau - h)[..., None])[..., 0]
 
 
 def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
