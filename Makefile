@@ -18,6 +18,9 @@ $(STAMP): requirements.txt setup.py package.xml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	# Compile the numba kernels now (about a minute, once): nodes, the demo
+	# and the tests then load machine code from the cache at first start.
+	$(PY) -m dynamics_ros.fast
 	touch $(STAMP)
 
 demo: $(STAMP)
