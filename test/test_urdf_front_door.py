@@ -209,6 +209,9 @@ def test_refused_inputs_and_options_name_the_culprit():
                           'string, got int'),
         (dict(source='/no/such.urdf'), "URDF file '/no/such.urdf' does not "
                                        'exist'),
+        (dict(source='robot name="t">\n</robot>'),
+         'URDF source is neither XML (it does not start with "<") nor a '
+         'file path'),
         (dict(source='/no/such.urdf.xacro'),
          "xacro file '/no/such.urdf.xacro' does not exist"),
         (dict(root_link='nowhere'), "root_link 'nowhere' is not a link of "

@@ -63,13 +63,19 @@ def _read_text(source, xacro_args):
         raise ModelError('URDF source must be a file path or an XML string, '
                          'got %s' % type(source).__name__)
     source = os.fspath(source)
-    if source.lstrip().startswith('<'):
-        return source, None
+    # A byte-order mark or blank lines before the XML are still XML.
+    xml = source.lstrip('\ufeff \t\r\n')
+    if xml.startswith('<'):
+        return xml, None
+    if '<' in source or '\n' in source:
+        # Text that is neither: never echo it (it may be a whole document).
+        raise ModelError('URDF source is neither XML (it does not start '
+                         'with "<") nor a file path')
     if is_xacro_path(source):
         return expand_xacro(source, xacro_args), source
     if not os.path.isfile(source):
         raise ModelError('URDF file %r does not exist' % source)
-    with open(source, encoding='utf-8') as stream:
+    with open(source, encoding='utf-8-sig') as stream:
         return stream.read(), source
 
 
