@@ -298,7 +298,7 @@ def _drop_broken_mimic(mimic, robot):
         warnings.warn(
             'joint %r mimics joint %r, which is not a movable joint of the '
             'URDF: the mimic tag is ignored and %r is an independent joint'
-            % (name, master, name), ModelWarning, stacklevel=4)
+            % (name, master, name), ModelWarning, stacklevel=3)
     return kept
 
 
