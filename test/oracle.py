@@ -62,8 +62,8 @@ def example_arm_xml(name):
     URDF text of an example-robot-data arm cut to the kept chain.
 
     Links outside the root -> tip chain are removed from the XML so that
-    Pinocchio and dynamics_ros see exactly the same bodies (Panda's fingers
-    are mimic joints, which dynamics_ros refuses).
+    Pinocchio and dynamics_ros see exactly the same bodies (the arm without
+    its hand: the tests of these arms are about the arm's own chain).
     """
     relative, root, tip = EXAMPLE_ARMS[name]
     path = os.path.join(robots_directory(), relative)

@@ -47,10 +47,7 @@ PYTHON_KEYS = {
 
 # Known gaps, each with its reason; the test fails when one is closed so
 # the entry is removed here.
-KNOWN_MISSING = {
-    'python3-sympy': 'imported by dynamics_ros/formulations (kane.py, '
-                     'straight_line.py); not yet in package.xml',
-}
+KNOWN_MISSING = {}
 
 
 def exec_depends():
