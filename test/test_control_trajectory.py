@@ -120,3 +120,26 @@ def test_waypoint_references_keep_given_and_derive_missing_fields():
     for k in range(3):   # the cubic starting at waypoint k
         assert_close(qdd[k], hermite((Q, QD), TIMES[k], 2))
     assert np.all(qdd[-1] == 0.0)
+
+
+@pytest.mark.parametrize('seed', range(6))
+def test_waypoint_references_equal_sampling_each_waypoint(seed):
+    # Any mix of waypoints with and without velocities / accelerations:
+    # the one-pass form gives what sample() gives at each waypoint.
+    rng = np.random.default_rng(seed)
+    k = 7
+    times = np.cumsum(rng.uniform(0.1, 1.0, k)) - 0.1
+    has_v = rng.random(k) < 0.6
+    has_a = has_v & (rng.random(k) < 0.6)
+    traj = Trajectory(
+        times=times, positions=rng.uniform(-1, 1, (k, 3)),
+        velocities=np.where(has_v[:, None], rng.uniform(-1, 1, (k, 3)), 0.0),
+        accelerations=np.where(has_a[:, None], rng.uniform(-1, 1, (k, 3)),
+                               0.0),
+        has_velocity=has_v, has_acceleration=has_a, start_time=START)
+    q, qd, qdd = waypoint_references(traj)
+    for i, t in enumerate(times):
+        _, sampled_qd, sampled_qdd = sample(traj, START + t)
+        assert_close(qd[i], traj.velocities[i] if has_v[i] else sampled_qd)
+        assert_close(qdd[i], traj.accelerations[i] if has_a[i]
+                     else sampled_qdd)

@@ -172,15 +172,29 @@ def waypoint_references(trajectory):
     A waypoint's own velocities and accelerations are used where it has
     them; where it has not, they are what the sampler gives at that instant
     (the segment that starts there; zero at the last waypoint, a hold).
+    All segments at once (numpy), not one ``sample`` per waypoint.
     """
     q = trajectory.positions.copy()
     qd = trajectory.velocities.copy()
     qdd = trajectory.accelerations.copy()
-    for k, t in enumerate(trajectory.times):
-        _, sampled_qd, sampled_qdd = sample(
-            trajectory, trajectory.start_time + float(t))
-        if not trajectory.has_velocity[k]:
-            qd[k] = sampled_qd
-        if not trajectory.has_acceleration[k]:
-            qdd[k] = sampled_qdd
+    has_v = np.asarray(trajectory.has_velocity, dtype=bool)
+    has_a = np.asarray(trajectory.has_acceleration, dtype=bool)
+    sampled_qd = np.zeros_like(qd)
+    sampled_qdd = np.zeros_like(qdd)
+    if len(q) > 1:
+        # At s = 0 a segment's polynomial gives velocity c1, acceleration
+        # 2 c2 (polynomial_coefficients): slope and 0 for a linear segment,
+        # v0 and 2 (3 dp - (2 v0 + v1) T) / T^2 for a cubic, v0 and a0 for
+        # a quintic.
+        T = np.diff(trajectory.start_time + trajectory.times)[:, None]
+        dp = q[1:] - q[:-1]
+        v0, v1 = qd[:-1], qd[1:]
+        linear = ~(has_v[:-1] & has_v[1:])[:, None]
+        quintic = ~linear & (has_a[:-1] & has_a[1:])[:, None]
+        sampled_qd[:-1] = np.where(linear, dp / T, v0)
+        cubic_a = 2.0 * ((3.0 * dp - (2.0 * v0 + v1) * T) / T ** 2)
+        sampled_qdd[:-1] = np.where(linear, 0.0, np.where(
+            quintic, qdd[:-1], cubic_a))
+    qd[~has_v] = sampled_qd[~has_v]
+    qdd[~has_a] = sampled_qdd[~has_a]
     return q, qd, qdd

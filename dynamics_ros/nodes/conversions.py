@@ -67,9 +67,16 @@ Time: ``to_seconds(Time or Duration msg)``, ``time_message(seconds)``.
 Warnings: ``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a
 warning at most once per ``period`` seconds (wall clock) per ``key`` and
 says how many were suppressed meanwhile; ``.ignored(topic, reason)`` logs
-'<topic> ignored: <reason>' keyed by both.
+'<topic> ignored: <reason>' keyed by both.  A text longer than
+``MAX_LOG_CHARS`` is cut.
+
+Quoting user input (names from messages, parameter values) in a reason or a
+log: ``quote(value)`` is its repr cut to ``QUOTE_CHARS`` (80) characters with
+'...', ``names_text(names)`` the first few names, each quoted, and how many
+more.  A 100k-character joint name gives a short log line.
 """
 
+import math
 import time
 from typing import NamedTuple, Optional
 
@@ -79,6 +86,57 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 
 from ..control.trajectory import Trajectory
+
+QUOTE_CHARS = 80  # a quoted user value (name, parameter) is cut to this
+NAMES_SHOWN = 5  # a list of names in a reason shows this many
+MAX_LOG_CHARS = 2000  # a ThrottledWarnings text is cut to this
+
+
+def shorten(text, limit=QUOTE_CHARS):
+    """Return ``text`` cut to ``limit`` characters plus '...' if longer."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
+def quote(value, limit=QUOTE_CHARS):
+    """
+    Return the repr of a user value, at most about ``limit`` characters.
+
+    A string is cut before quoting (``'abc...'``); a long sequence shows
+    its first items only, so no huge repr is ever built.
+    """
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else \
+            repr(value[:limit]) + '...'
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    try:
+        size = len(value)
+    except TypeError:
+        return shorten(repr(value), limit)
+    if isinstance(value, (bytes, bytearray)):
+        return shorten(repr(bytes(value[:limit + 1])), limit)
+    items = []
+    length = 2
+    for item in list(value[:NAMES_SHOWN * 4]):
+        text = quote(item.item() if hasattr(item, 'item') else item, limit)
+        items.append(text)
+        length += len(text) + 2
+        if length > limit:
+            break
+    text = '[%s' % ', '.join(items)
+    if len(items) < size:
+        return shorten(text, limit) + ', ... (%d values)]' % size
+    return text + ']'
+
+
+def names_text(names, shown=NAMES_SHOWN, limit=QUOTE_CHARS):
+    """Return 'a, b, ... (N more)': the first names, each cut to ``limit``."""
+    names = list(names)
+    text = ', '.join(shorten(name, limit) for name in names[:shown])
+    if len(names) > shown:
+        text += ', ... (%d more)' % (len(names) - shown)
+    return text
 
 
 class JointArrays(NamedTuple):
@@ -118,14 +176,14 @@ def name_index(names, joint_names, what='message'):
     index = {}
     for i, name in enumerate(names):
         if name in index:
-            return '%s names joint %r twice' % (what, name)
+            return '%s names joint %s twice' % (what, quote(name))
         index[name] = i
     missing = [name for name in joint_names if name not in index]
     if missing:
         unknown = sorted(set(names) - set(joint_names))
         return '%s is missing joints %s%s' % (
-            what, ', '.join(missing),
-            ' (it names unknown joints %s)' % ', '.join(unknown)
+            what, names_text(missing),
+            ' (it names unknown joints %s)' % names_text(unknown)
             if unknown else '')
     return np.array([index[name] for name in joint_names], dtype=int)
 
@@ -138,8 +196,8 @@ def pick(values, index, size, field, names, what='JointState'):
     picked = np.asarray(values, dtype=float)[index]
     if not np.all(np.isfinite(picked)):
         bad = int(np.flatnonzero(~np.isfinite(picked))[0])
-        return '%s %s of joint %r is %r (not finite)' % (
-            what, field, names[index[bad]], float(picked[bad]))
+        return '%s %s of joint %s is %r (not finite)' % (
+            what, field, quote(names[index[bad]]), float(picked[bad]))
     return picked
 
 
@@ -250,7 +308,9 @@ def message_vector(msg, size, what='command', mimic=None):
     if not np.all(np.isfinite(data)):
         if np.all(np.isnan(data)):
             return '%s is all NaN (no command)' % what
-        return '%s has non-finite values %s' % (what, data.tolist())
+        bad = int(np.flatnonzero(~np.isfinite(data))[0])
+        return '%s has non-finite values (value %d is %r)' % (
+            what, bad, float(data[bad]))
     return data
 
 
@@ -262,8 +322,8 @@ def mimic_joints_named(names, mimic, what='message'):
     return '%s names mimic joint%s %s: a mimic joint follows its master ' \
         'and takes no command of its own; command the master instead' % (
             what, 's' if len(named) > 1 else '', ', '.join(
-                '%s (follows %s)' % (name, mimic[name][0])
-                for name in named))
+                '%s (follows %s)' % (shorten(name), shorten(mimic[name][0]))
+                for name in named[:NAMES_SHOWN]))
 
 
 def mimic_note(mimic):
@@ -271,26 +331,41 @@ def mimic_note(mimic):
     if not mimic:
         return ''
     return ' (mimic joints %s follow their masters and take no command)' % (
-        ', '.join(sorted(mimic)))
+        names_text(sorted(mimic)))
 
 
-def trajectory_fields(point, index, size, names, k):
-    """Return (positions, velocities|None, accelerations|None) or a reason."""
-    what = 'JointTrajectory point %d' % k
-    positions = pick(point.positions, index, size, 'positions', names, what)
-    if isinstance(positions, str):
-        return positions
-    derivatives = []
-    for field in ('velocities', 'accelerations'):
-        values = getattr(point, field)
-        if len(values) == 0:
-            derivatives.append(None)
-            continue
-        values = pick(values, index, size, field, names, what)
-        if isinstance(values, str):
-            return values
-        derivatives.append(values)
-    return (positions, *derivatives)
+def point_field(points, field, size, index, names, optional):
+    """
+    Return one field of every point as a (k, n) array in ``index`` order.
+
+    Returns (array, has) with ``has`` the (k,) points that carry the field
+    (an optional field may be empty; its rows are zeros), or a reason.
+    One pass: the values are joined into one buffer, not read per point.
+    """
+    columns = [getattr(point, field) for point in points]
+    lengths = np.fromiter(map(len, columns), dtype=int, count=len(columns))
+    has = lengths != 0 if optional else np.ones(len(columns), dtype=bool)
+    wrong = np.flatnonzero(has & (lengths != size))
+    if wrong.size:
+        k = int(wrong[0])
+        return 'JointTrajectory point %d %s has %d values for %d names' % (
+            k, field, lengths[k], size)
+    values = np.zeros((len(columns), size))
+    if np.any(has):
+        given = [columns[k] for k in np.flatnonzero(has)]
+        try:
+            data = np.frombuffer(b''.join(given), dtype=float)
+        except TypeError:  # plain lists (a message built in Python)
+            data = np.array(given, dtype=float).ravel()
+        values[has] = data.reshape(-1, size)
+    values = values[:, index]
+    finite = np.isfinite(values)
+    if not np.all(finite):
+        k, j = (int(x[0]) for x in np.nonzero(~finite))
+        return 'JointTrajectory point %d %s of joint %s is %r (not ' \
+            'finite)' % (k, field, quote(names[index[j]]),
+                         float(values[k, j]))
+    return values, has
 
 
 def trajectory_arrays(msg, joint_names, start_time):
@@ -301,7 +376,8 @@ def trajectory_arrays(msg, joint_names, start_time):
     (a partial or foreign trajectory is refused), there must be at least one
     point, times from start must be strictly increasing and every point must
     have positions.  Starts at ``header.stamp``, or at ``start_time``
-    (absolute seconds) when the stamp is zero.
+    (absolute seconds) when the stamp is zero.  Converted in one pass with
+    numpy: a 10,000-point trajectory costs milliseconds.
     """
     names = list(msg.joint_names)
     index = name_index(names, joint_names, 'JointTrajectory')
@@ -310,30 +386,34 @@ def trajectory_arrays(msg, joint_names, start_time):
     unknown = sorted(set(names) - set(joint_names))
     if unknown:
         return 'JointTrajectory names joints %s that are not controlled ' \
-               '(joints: %s)' % (', '.join(unknown), ', '.join(joint_names))
-    if len(msg.points) == 0:
+               '(joints: %s)' % (names_text(unknown), names_text(joint_names))
+    points = msg.points
+    if len(points) == 0:
         return 'JointTrajectory has no points'
-    times = np.array([to_seconds(p.time_from_start) for p in msg.points])
-    if np.any(np.diff(times) <= 0.0) or times[0] < 0.0:
+    stamps = np.array([(p.time_from_start.sec, p.time_from_start.nanosec)
+                       for p in points], dtype=float).reshape(-1, 2)
+    times = stamps[:, 0] + 1e-9 * stamps[:, 1]
+    steps = np.diff(times)
+    if times[0] < 0.0 or np.any(steps <= 0.0):
+        k = 0 if times[0] < 0.0 else int(np.flatnonzero(steps <= 0.0)[0]) + 1
         return 'JointTrajectory times from start must be >= 0 and strictly ' \
-               'increasing, got %s' % times.tolist()
-    n = len(joint_names)
+               'increasing, point %d is at %r s%s' % (
+                   k, float(times[k]), ' after %r s' % float(times[k - 1])
+                   if k else '')
     fields = []
-    for k, point in enumerate(msg.points):
-        values = trajectory_fields(point, index, len(names), names, k)
+    for field, optional in (('positions', False), ('velocities', True),
+                            ('accelerations', True)):
+        values = point_field(points, field, len(names), index, names,
+                             optional)
         if isinstance(values, str):
             return values
         fields.append(values)
-    zero = np.zeros(n)
+    (positions, _), (velocities, has_velocity), \
+        (accelerations, has_acceleration) = fields
     return Trajectory(
-        times=times,
-        positions=np.array([f[0] for f in fields]).reshape(-1, n),
-        velocities=np.array([zero if f[1] is None else f[1]
-                             for f in fields]).reshape(-1, n),
-        accelerations=np.array([zero if f[2] is None else f[2]
-                                for f in fields]).reshape(-1, n),
-        has_velocity=np.array([f[1] is not None for f in fields]),
-        has_acceleration=np.array([f[2] is not None for f in fields]),
+        times=times, positions=positions, velocities=velocities,
+        accelerations=accelerations, has_velocity=has_velocity,
+        has_acceleration=has_acceleration,
         start_time=(start_time if is_zero_time(msg.header.stamp)
                     else to_seconds(msg.header.stamp)))
 
@@ -359,6 +439,7 @@ class ThrottledWarnings:
         if len(self._last) > 1000:  # many distinct keys: forget old ones
             self._last.clear()
         suppressed = self._suppressed.pop(key, 0)
+        text = shorten(text, MAX_LOG_CHARS)
         if suppressed:
             text = '%s (%d similar warnings suppressed)' % (text, suppressed)
         self._last[key] = now
