@@ -55,6 +55,36 @@ UNSUPPORTED = {
 # the model, whichever is larger: -3.5e-8 kg m^2 on a 1 mg placeholder link
 # is nothing next to a 1 kg m^2 base.
 INERTIA_TOLERANCE = 1e-6
+# What a robot description may say, per quantity (SI units).  Beyond these a
+# number is a typo or a placeholder (1e308, 1e30 "infinite" damping) that
+# overflows later in the dynamics, so it is refused where it is read.
+LIMITS = {
+    'mass': 1e6,                 # kg: a large excavator arm is 1e4
+    'inertia': 1e6,              # kg m^2
+    'length': 1e3,               # m: origins and centres of mass
+    'damping': 1e6,              # N m s/rad (N s/m)
+    'friction': 1e6,             # N m (N)
+    # Joint limits of this size or more mean "no limit" (SDF's 1e16).
+    'no limit': 1e15,
+    'effort limit': np.inf,      # N m or N, but not negative or NaN
+    'velocity limit': np.inf,    # rad/s or m/s, likewise
+    'mimic multiplier': 1e3,
+    'mimic offset': 1e6,         # rad or m
+    'gravity': 1e3,              # m/s^2 (100 g)
+}
+
+
+def within(value, quantity, what, lowest=None):
+    """Refuse a number outside ``LIMITS[quantity]`` (and below ``lowest``)."""
+    bound = LIMITS[quantity]
+    shown = ', '.join('%g' % v for v in np.ravel(value))
+    if np.any(np.isnan(value)) or np.any(np.abs(value) > bound):
+        raise ModelError('%s: %s %s is outside the range a robot description '
+                         'may give (%s)' % (
+                             what, quantity, shown, 'a number' if bound ==
+                             np.inf else 'finite, at most %g in size' % bound))
+    if lowest is not None and np.any(np.asarray(value) < lowest):
+        raise ModelError('%s: %s %s is negative' % (what, quantity, shown))
 
 
 def _read_text(source, xacro_args):
@@ -100,6 +130,7 @@ def _pose(origin, what):
     if not all_finite(values):
         raise ModelError('%s: origin has non-finite values %s' % (
             what, list(values)))
+    within(np.array(origin.xyz), 'length', what + ' origin')
     return rpy_to_matrix(np.array(origin.rpy)), np.array(origin.xyz)
 
 
@@ -116,11 +147,13 @@ def _central_inertia(link):
     if not np.isfinite(inertial.mass) or inertial.mass < 0.0:
         raise ModelError('link %r: mass %r is not a finite non-negative '
                          'number' % (link.name, inertial.mass))
+    within(inertial.mass, 'mass', 'link %r' % link.name)
     rotation, com = _pose(inertial.origin, 'link %r: inertial' % link.name)
     ixx, ixy, ixz, iyy, iyz, izz = inertial.inertia
     if not all_finite(inertial.inertia):
         raise ModelError('link %r: inertia has non-finite entries %s' % (
             link.name, list(inertial.inertia)))
+    within(np.array(inertial.inertia), 'inertia', 'link %r' % link.name)
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     return inertial.mass, com, rotation @ tensor @ rotation.T
 
@@ -242,10 +275,17 @@ def load_urdf(source, root_link=None, tip_link=None,
     warns (ModelWarning) about joints that move no mass and inertias no
     rigid body has.
     """
-    gravity = np.asarray(gravity, dtype=float)
-    if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
-        raise ModelError('gravity must be 3 finite numbers, got %r' % (
-            gravity.tolist(),))
+    given = gravity
+    try:
+        gravity = np.asarray(gravity, dtype=float)
+    except (TypeError, ValueError):
+        gravity = None
+    if gravity is None or gravity.shape != (3,) or not np.all(
+            np.isfinite(gravity)):
+        text = repr(given if gravity is None else gravity.tolist())
+        raise ModelError('gravity must be 3 finite numbers, got %s' % (
+            text if len(text) <= 40 else text[:40] + '...'))
+    within(gravity, 'gravity', 'load_urdf')
     robot = read_robot(parse_document(urdf_text(source, xacro_args)))
     links, parent_joint, child_joints = _tree(robot)
     root = _find_root(root_link, links, parent_joint, child_joints)
@@ -268,6 +308,9 @@ def load_urdf(source, root_link=None, tip_link=None,
                              % (joint.name, root))
         _add_joint(joint, *frames[joint.parent], bodies, frames)
         if joint.mimic is not None and joint.type in MOVABLE:
+            what = 'joint %r: mimic' % joint.name
+            within(joint.mimic.multiplier, 'mimic multiplier', what)
+            within(joint.mimic.offset, 'mimic offset', what)
             mimic[joint.name] = (joint.mimic.joint, joint.mimic.multiplier,
                                  joint.mimic.offset)
         stack.extend(kept_children(joint.child))
@@ -414,16 +457,27 @@ def _add_joint(joint, body, link_rotation, link_translation, bodies, frames):
     if lower > upper:
         raise ModelError('joint %r: lower limit %g is above upper limit %g'
                          % (joint.name, lower, upper))
+    if limit is not None:
+        what = 'joint %r' % joint.name
+        # 0 means "not given" (below); negative or NaN is a mistake.
+        within(limit.effort, 'effort limit', what, lowest=0.0)
+        within(limit.velocity, 'velocity limit', what, lowest=0.0)
+    unlimited = LIMITS['no limit']
+    lower = -np.inf if lower <= -unlimited else lower
+    upper = np.inf if upper >= unlimited else upper
     # URDF effort/velocity 0 (or absent) means "not given": no limit.
-    effort = np.inf if limit is None or not limit.effort > 0 else \
-        limit.effort
-    velocity = np.inf if limit is None or not limit.velocity > 0 else \
-        limit.velocity
+    effort = np.inf if limit is None or not 0 < limit.effort < unlimited \
+        else limit.effort
+    velocity = np.inf if limit is None or not 0 < limit.velocity < \
+        unlimited else limit.velocity
     for label, value in (('damping', joint.damping),
                          ('friction', joint.friction)):
         if not np.isfinite(value):
             raise ModelError('joint %r: dynamics %s %r is not a finite '
                              'number' % (joint.name, label, value))
+        # Negative damping or friction would feed energy into the arm.
+        within(value, label, 'joint %r: <dynamics>' % joint.name,
+               lowest=0.0)
     bodies.append(dict(
         joint=joint.name, link=joint.child, parent=body,
         type=MOVABLE[joint.type], axis=axis / norm, rotation=rotation,
