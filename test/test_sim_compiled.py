@@ -55,6 +55,10 @@ class Spy:
         """Return the kernel module (loaded by the first call)."""
         return self.compiled.kernel
 
+    def set_damping(self, *arguments):
+        """Pass a new explicit damping on to the compiled step."""
+        self.compiled.set_damping(*arguments)
+
     def __call__(self, *arguments):
         """Run the compiled step and note its status."""
         result = self.compiled(*arguments)

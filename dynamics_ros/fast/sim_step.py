@@ -68,11 +68,17 @@ K4V = 8
 STAGE_ROWS = 9
 
 
-def joint_table(model):
-    """Return the (JOINT_ROWS, nq) per-joint constants the kernel reads."""
+def joint_table(model, damping=None):
+    """
+    Return the (JOINT_ROWS, nq) per-joint constants the kernel reads.
+
+    ``damping``: the viscous damping the kernel integrates (explicitly);
+    None: the model's.  The simulator passes the part that is not stiff and
+    integrates the rest implicitly in Python (sim/simulator.py).
+    """
     table = np.empty((JOINT_ROWS, model.nq))
     table[EFFORT_LIMIT] = model.effort_limit
-    table[DAMPING] = model.damping
+    table[DAMPING] = model.damping if damping is None else damping
     table[LOWER_LIMIT] = model.lower_limit
     table[UPPER_LIMIT] = model.upper_limit
     table[FRICTION] = model.friction

@@ -21,7 +21,10 @@ calls of rk4; the compiled kernel does the same arithmetic in one call.  It
 is used for a RobotModel (not a FlexibleModel or a MimicModel) with ``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
 (``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
-still end in the Python impulse code.
+still end in the Python impulse code.  The kernel integrates the explicit
+part of the damping only (``set_damping``); a model with stiff damping
+(integrated implicitly, see simulator.py) ends every step in that Python
+code, which solves for the implicit damping with the impulses.
 """
 
 import importlib
@@ -63,12 +66,19 @@ class CompiledStep:
     place.
     """
 
-    def __init__(self, model, integrator_name, damped):
+    def __init__(self, model, integrator_name, damped, damping=None):
         self.model = model
         self.integrator_name = integrator_name
-        self.damped = bool(damped)
         self.kernel = None
         self.pack = None
+        self.set_damping(damped, damping)
+
+    def set_damping(self, damped, damping=None):
+        """Integrate ``damping`` (None: the model's) explicitly from now."""
+        self.damped = bool(damped)
+        self.damping = None if damping is None else \
+            np.array(damping, dtype=float)
+        self.pack = None   # the joint table is read again on the next call
 
     def load(self):
         """Load the kernel; return False if it cannot be."""
@@ -82,7 +92,7 @@ class CompiledStep:
     def refresh(self):
         """Pack the model (again) and read its joint constants."""
         self.pack = packed(self.model)
-        self.joints = self.kernel.joint_table(self.model)
+        self.joints = self.kernel.joint_table(self.model, self.damping)
 
     def __call__(self, z, zd, effort, dt):
         """Integrate from (z, zd) under the held ``effort`` over ``dt``."""
@@ -109,4 +119,4 @@ def compiled_step(simulator):
             simulator.integrator_name not in FIXED_STEP:
         return None
     return CompiledStep(simulator.model, simulator.integrator_name,
-                        simulator.damped)
+                        simulator.damped, simulator.explicit_damping)

@@ -23,6 +23,18 @@ the gains gazebo_ros2_control uses for its ``position_pid`` /
 as joint_trajectory_controller samples it and followed by the position PID,
 with the trajectory's effort added as feed-forward (JTC's effort interface
 from Jazzy on).  Everything is in model joint order and ROS-free.
+
+The PID runs once per simulator step on the state at its start (a
+sampled-data controller, as in gazebo_ros2_control).  Its damper - the D
+term of the position loop on the measured velocity error, the P term of
+the velocity loop - can be far too stiff for that: kd (M^-1)_ii dt above
+about 2 makes the sampled loop diverge.  ``JointCommands.hand_over_damping``
+takes those dampers out of the held effort, joint by joint, and offers them
+as ``damping`` (gains, reference velocity) for the simulator to integrate
+implicitly with the joint damping (sim/simulator.py), as MuJoCo integrates
+the ``kv`` of its position and velocity actuators implicitly (MuJoCo
+documentation, Modeling > Actuators and Numerical integration: implicitfast).
+Joints not handed over keep the sampled PID, operation for operation.
 """
 
 from dataclasses import dataclass, field
@@ -96,14 +108,21 @@ class JointPid:
         self.integral = np.zeros_like(self.gains.p)
         self.last_error = None
 
-    def __call__(self, error, dt, error_rate=None):
-        """Return the effort for ``error`` held over the next ``dt``."""
+    def __call__(self, error, dt, error_rate=None, p=None, d=None):
+        """
+        Return the effort for ``error`` held over the next ``dt``.
+
+        ``p``, ``d``: gains used in place of the P and D gains for this
+        call (zero where the simulator integrates that term itself).
+        """
         error = np.asarray(error, dtype=float)
         if error_rate is None:
             error_rate = np.zeros_like(error) if self.last_error is None \
                 else (error - self.last_error) / dt
         self.last_error = error
-        effort = self.gains.p * error + self.gains.d * error_rate
+        p = self.gains.p if p is None else p
+        d = self.gains.d if d is None else d
+        effort = p * error + d * error_rate
         if not self.integrating:
             return effort
         limit = self.gains.max_integral_error
@@ -149,7 +168,31 @@ class JointCommands:
         self.wrapping = bool(np.any(model.continuous))
         self.position_pid = JointPid(position_gains)
         self.velocity_pid = JointPid(velocity_gains)
+        self.hand_over_damping(None, None)
         self.reset()
+
+    def hand_over_damping(self, position, velocity):
+        """
+        Leave the stiff dampers of the PIDs to the simulator.
+
+        ``position``: joints (bool mask) whose position-loop D term,
+        ``velocity``: joints whose velocity-loop P term, the simulator
+        integrates implicitly (Simulator.stiff_joints of those gains); None
+        or no joint: all in the held effort.  From then on ``damping`` holds
+        (gains, reference velocity) of the handed-over dampers for the step
+        the last call computed the effort for, or None.
+        """
+        self.damping = None
+        self.handed = {}
+        for loop, pid, gain, mask in (
+                ('position', self.position_pid, 'd', position),
+                ('velocity', self.velocity_pid, 'p', velocity)):
+            if mask is None or not np.any(mask):
+                continue
+            gains = getattr(pid.gains, gain)
+            mask = np.broadcast_to(np.asarray(mask, dtype=bool), gains.shape)
+            self.handed[loop] = (np.where(mask, 0.0, gains),
+                                 np.where(mask, gains, 0.0))
 
     def reset(self):
         """Go back to zero effort and forget the controllers' history."""
@@ -196,12 +239,28 @@ class JointCommands:
         return q, self.zero, self.zero
 
     def __call__(self, t, q, qd, dt):
-        """Return the joint effort to hold over [t, t + dt]."""
+        """
+        Return the joint effort to hold over [t, t + dt].
+
+        Without the dampers handed over to the simulator
+        (``hand_over_damping``); those are in ``damping`` afterwards.
+        """
+        self.damping = None
         if self.mode == 'effort':
             return self.target.copy()
         if self.mode == 'velocity':
-            return self.velocity_pid(self.target - qd, dt)
+            handed = self.handed.get('velocity')
+            if handed is None:
+                return self.velocity_pid(self.target - qd, dt)
+            self.damping = (handed[1], self.target)
+            return self.velocity_pid(self.target - qd, dt, p=handed[0])
         q_desired, qd_desired, feedforward = self.reference(t, q)
         error = position_error(self.model, q_desired, q) if self.wrapping \
             else q_desired - q
-        return self.position_pid(error, dt, qd_desired - qd) + feedforward
+        handed = self.handed.get('position')
+        if handed is None:
+            return self.position_pid(error, dt, qd_desired - qd) + \
+                feedforward
+        self.damping = (handed[1], qd_desired)
+        return self.position_pid(error, dt, qd_desired - qd,
+                                 d=handed[0]) + feedforward

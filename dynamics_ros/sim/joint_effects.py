@@ -17,7 +17,8 @@ What a joint does to the torque and the state besides the rigid-body dynamics.
 
 - ``saturate_effort``: URDF ``<limit effort>`` clips the commanded torque;
 - ``damping_torque``: URDF ``<dynamics damping>``, viscous, smooth, so it
-  stays inside the integrated ODE;
+  stays inside the integrated ODE where it is not stiff (the stiff part is
+  integrated implicitly by the simulator, see simulator.py);
 - ``wrap_continuous``: continuous joints keep one angle in [-pi, pi);
 - ``impulse_bounds`` / ``solve_impulses``: URDF ``<dynamics friction>``
   (Coulomb) and the position limits, both non-smooth, handled at the
@@ -37,9 +38,9 @@ def saturate_effort(model, effort):
     return np.clip(np.asarray(effort, dtype=float), -limit, limit)
 
 
-def damping_torque(model, qd):
+def damping_torque(damping, qd):
     """Viscous joint torque ``-damping * qd`` (URDF <dynamics damping>)."""
-    return -model.damping * qd
+    return -damping * qd
 
 
 def wrap_continuous(model, q):

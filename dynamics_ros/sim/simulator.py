@@ -21,11 +21,41 @@ Each step of ``dt``:
 2. the smooth dynamics ``M qdd + h = tau - damping qd`` are integrated by the
    chosen integrator (``rk4``, ``semi_implicit_euler`` or ``adaptive``),
    with an effort that may be a constant over the step or a control law
-   evaluated at every stage;
-3. Coulomb friction and the position limits act as bounded joint impulses
-   at the end of the step (joint_effects.py), joints at a limit are put back
+   evaluated at every stage; viscous damping too stiff for the step is left
+   out of this explicit part (below);
+3. the stiff damping (implicitly), Coulomb friction and the position limits
+   (as bounded joint impulses) act at the end of the step, in one
+   velocity-level solve (joint_effects.py); joints at a limit are put back
    on it;
 4. continuous joints wrap to [-pi, pi).
+
+Stiff viscous damping.  URDF ``<dynamics damping>`` on a light joint decays
+its velocity at a rate ``damping * (M^-1)_ii`` (xArm7's wrist: about 14,700
+1/s), far beyond what an explicit step of 1 ms can follow (rk4 is stable
+up to dt * rate = 2.785 on the negative real axis, semi-implicit Euler up to
+2).  As MuJoCo's implicit damping does (MuJoCo documentation, Computation >
+Numerical integration: the Euler integrator solves
+``(M + dt D) qdd = tau - h - D qd``), those joints' damping is integrated
+backward: after the explicit step (which leaves it out) the velocities solve
+``(M + dt D_s) qd+ = M qd_explicit + dt D_s qd_ref`` - backward Euler in the
+damping, unconditionally stable, exact in the quasi-static limit where the
+joint moves at effort / damping - and the positions take the usual share of
+that velocity change (integrators.POSITION_SHARE: the trapezoid for rk4,
+qd+ itself for semi-implicit Euler, which makes that step MuJoCo's).  A
+joint goes implicit when ``dt * damping * (M^-1)_ii`` exceeds
+``STIFF_DAMPING`` (0.5, a factor 5.5 inside rk4's limit) at the initial
+positions or at any of ``INERTIA_SAMPLES`` configurations within the
+limits; the other joints keep their damping in the explicit integrator, so
+a model without stiff damping (Panda) steps exactly as rk4 always did,
+fourth order.  The D term of a position PID (and the P term of a velocity
+PID, both dampers toward a reference velocity) is handed over the same way
+where it is that stiff (controllers.JointCommands.hand_over_damping; the
+``damping`` argument of ``step``), as MuJoCo integrates the ``kv`` of its
+position and velocity actuators implicitly.  ``implicit_damping`` True or
+False forces every damped joint one way; the adaptive integrator always
+keeps the damping inside its ODE (choose its method 'Radau' for stiff
+models).  ``check_step`` warns when the step is still too long for the
+stiffest term left explicit (any model, not only flexible ones).
 
 Velocity limits (URDF ``<limit velocity>``) are not enforced, as in Gazebo's
 effort interface.
@@ -70,6 +100,25 @@ from ..flexible.model import FlexibleModel
 # model damps its flexure away numerically (Mackay 1988, Fig. 3.14: RK4 at
 # 1/5 of it); he recommends about 1/50 for accuracy.
 FLEXIBLE_STEP_SHARE = 1.0 / 20.0
+
+# A joint's damping goes implicit when dt * damping * (M^-1)_ii exceeds
+# this: well inside the explicit integrators' stability limit (below), so
+# that configurations between the sampled ones do not reach it.
+STIFF_DAMPING = 0.5
+
+# dt * rate at which an explicit step stops being stable: for a decay
+# (negative real eigenvalue) rk4's region ends at 2.785, semi-implicit
+# Euler's at 2 (Hairer & Wanner, Solving ODEs II, sec. IV.2); for an
+# oscillation rk4's at 2.83 and symplectic Euler's at 2 (dt * omega).
+STABILITY_LIMIT = {'rk4': 2.785, 'semi_implicit_euler': 2.0}
+
+# check_step warns above this share of the stability limit: M^-1 varies
+# with the configuration, and a step near the limit is already inaccurate.
+STEP_WARNING_SHARE = 0.5
+
+# Configurations (besides the initial one) at which the inverse inertia of
+# each joint is sampled, uniformly within the limits (clipped to [-pi, pi]).
+INERTIA_SAMPLES = 8
 
 
 def default_initial_positions(model):
@@ -156,11 +205,14 @@ class Simulator:
     integrator stage (a continuous-time control law), or None (zero).
     ``applied_effort`` is the saturated effort at the start of the last step.
     The clock starts at ``start_time``.  ``adaptive_options`` (method, rtol,
-    atol) go to the adaptive integrator.
+    atol) go to the adaptive integrator.  ``implicit_damping``: None
+    (stiff joints only, see the module), True (every damped joint) or False
+    (none: the explicit step of old, unstable for stiff damping).
     """
 
     def __init__(self, model, dt=1e-3, integrator_name='rk4', q0=None,
-                 qd0=None, start_time=0.0, **adaptive_options):
+                 qd0=None, start_time=0.0, implicit_damping=None,
+                 **adaptive_options):
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError('time step must be positive and finite, got %r'
                              % (dt,))
@@ -174,22 +226,31 @@ class Simulator:
         self.position_share = POSITION_SHARE[integrator_name]
         self.initial_z = self._start_positions(q0, 'initial positions')
         self.initial_zd = self._start_velocities(qd0, 'initial velocities')
+        if implicit_damping not in (None, True, False):
+            raise ValueError('implicit_damping must be None, True or False, '
+                             'got %r' % (implicit_damping,))
+        self.implicit_option = implicit_damping
         # What the joints of this model can do, looked up once per run
         # rather than once per step.
-        self.damped = bool(np.any(model.damping != 0.0))
         self.rubbing = bool(np.any(model.friction > 0.0))
         self.limited = bool(np.any(np.isfinite(model.lower_limit))
                             or np.any(np.isfinite(model.upper_limit)))
         self.wrapping = bool(np.any(model.continuous))
+        self.inverse_inertias = self._sample_inverse_inertias()
+        self.inverse_inertia = np.max(
+            [np.diag(block) for block in self.inverse_inertias], axis=0) \
+            if self.inverse_inertias else np.zeros(model.nq)
         # The smooth part of a step with a held effort, compiled (rigid
         # models, fixed-step integrators); None: every step in Python.
+        self.compiled = None
+        self._split_damping()
         self.compiled = compiled_step(self)
         self.no_effort = np.zeros(model.nq)
         self.start_time = float(start_time)
         self.steps = 0
         self.reset(keep_time=True)
-        if self.flexible is not None and integrator_name != 'adaptive':
-            self._check_step()
+        if integrator_name != 'adaptive':
+            self.check_step(stacklevel=3)
 
     def _vector(self, value, what, sizes=None):
         sizes = sizes or (self.model.nq,)
@@ -233,20 +294,175 @@ class Simulator:
             zd[:given.size] = given
         return zd
 
-    def _check_step(self):
-        """Warn when dt is too long for the flexible model's vibrations."""
+    def _sample_inverse_inertias(self):
+        """
+        Return the joint blocks of M^-1 at q0 and at sampled configurations.
+
+        [] when M cannot be inverted there (non-finite or singular model:
+        the simulation will report it as a divergence).
+        """
+        n = self.model.nq
+        lower = np.clip(self.model.lower_limit, -np.pi, np.pi)
+        upper = np.clip(self.model.upper_limit, -np.pi, np.pi)
+        rng = np.random.default_rng(0)   # the same samples every run
+        configurations = [self.initial_z]
+        for _ in range(INERTIA_SAMPLES):
+            z = self.initial_z.copy()
+            z[:n] = rng.uniform(np.minimum(lower, upper), upper)
+            configurations.append(z)
+        blocks = []
+        with np.errstate(all='ignore'):
+            for z in configurations:
+                try:
+                    inverse = np.linalg.inv(self.mass_matrix(z))[:n, :n]
+                except (np.linalg.LinAlgError, ValueError):
+                    return []
+                if not np.all(np.isfinite(inverse)):
+                    return []
+                blocks.append(inverse)
+        return blocks
+
+    def _split_damping(self):
+        """Split the joint damping into its explicit and implicit parts."""
+        damping = self.model.damping
+        self.damping_source = damping
+        if self.implicit_option is False or \
+                self.integrator_name not in STABILITY_LIMIT:
+            stiff = np.zeros(self.model.nq, dtype=bool)
+        elif self.implicit_option:
+            stiff = damping > 0.0
+        else:
+            stiff = self.stiff_joints(damping)
+        self.implicit_damping = np.where(stiff, damping, 0.0)
+        self.explicit_damping = np.where(stiff, 0.0, damping)
+        self.damped = bool(np.any(self.explicit_damping != 0.0))
+        self.implicit = bool(np.any(stiff))
+        if self.compiled is not None:
+            self.compiled.set_damping(self.damped, self.explicit_damping)
+
+    def stiff_joints(self, damping):
+        """
+        Return where a damper ``damping`` (per joint) is stiff for dt.
+
+        True where ``dt * damping * (M^-1)_ii`` exceeds STIFF_DAMPING at the
+        sampled configurations: there it is integrated implicitly.
+        """
+        with np.errstate(invalid='ignore'):
+            return self.dt * np.asarray(damping, dtype=float) \
+                * self.inverse_inertia > STIFF_DAMPING
+
+    def explicit_rates(self, position_gains=None, velocity_gains=None):
+        """
+        Return {term: (dt * rate, joint)} of the terms left explicit.
+
+        The largest decay rate of the explicit damping (eigenvalue of
+        M^-1 D over the sampled configurations), and with controller gains
+        (controllers.PidGains) the position loop's natural frequency
+        sqrt(kp (M^-1)_ii), the dampers a JointCommands keeps explicit
+        (position kd, velocity kp below STIFF_DAMPING), and a velocity kd
+        above the joint's inertia (its finite difference then amplifies
+        every step).  ``joint`` names the joint, or None for a coupled mode.
+        """
+        rates = {}
+        names = self.model.joint_names
+        damping = self.explicit_damping
+        if self.inverse_inertias and np.any(damping > 0.0):
+            root = np.sqrt(np.maximum(damping, 0.0))
+            rates['viscous damping (URDF <dynamics damping>)'] = (
+                self.dt * max(np.max(np.linalg.eigvalsh(
+                    root[:, None] * block * root[None, :]))
+                    for block in self.inverse_inertias), None)
+        inverse = self.inverse_inertia
+
+        def worst(label, values):
+            if np.size(values) and np.all(np.isfinite(values)):
+                k = int(np.argmax(values))
+                rates[label] = (float(values[k]), names[k])
+
+        if position_gains is not None:
+            worst('position PID kp (dt * sqrt(kp / inertia))',
+                  self.dt * np.sqrt(position_gains.p * inverse))
+            kept = np.where(self.stiff_joints(position_gains.d), 0.0,
+                            position_gains.d)
+            worst('position PID kd', self.dt * kept * inverse)
+        if velocity_gains is not None:
+            kept = np.where(self.stiff_joints(velocity_gains.p), 0.0,
+                            velocity_gains.p)
+            worst('velocity PID kp', self.dt * kept * inverse)
+            # e_k - e_(k-1) = -(qd_k - qd_(k-1)): kd / dt of acceleration
+            # feedback, unstable once kd exceeds the inertia (x 2 against
+            # the limit so that it warns at kd / inertia = 1).
+            worst('velocity PID kd (kd / inertia)',
+                  velocity_gains.d * inverse
+                  * self.stability_limit * STEP_WARNING_SHARE)
+        return rates
+
+    def hand_over(self, commands, warn=True):
+        """
+        Integrate the stiff dampers of a JointCommands' PIDs implicitly.
+
+        Tells ``commands`` which joints' position-loop kd and velocity-loop
+        kp are stiff for this step (``stiff_joints``); step with
+        ``step(commands(t, q, qd, dt), commands.damping)``.  With ``warn``,
+        ``check_step`` on the gains.  Return the warning texts.
+        """
+        position = commands.position_pid.gains
+        velocity = commands.velocity_pid.gains
+        commands.hand_over_damping(self.stiff_joints(position.d),
+                                   self.stiff_joints(velocity.p))
+        if not warn or self.integrator_name not in STABILITY_LIMIT:
+            return []
+        return self.check_step(position, velocity, stacklevel=3)
+
+    @property
+    def stability_limit(self):
+        """Return dt * rate where the explicit integrator becomes unstable."""
+        return STABILITY_LIMIT.get(self.integrator_name, np.inf)
+
+    def check_step(self, position_gains=None, velocity_gains=None,
+                   stacklevel=2):
+        """
+        Warn (ModelWarning) when dt is too long for an explicit term.
+
+        Any model: the stiffest damping left explicit, controller gains
+        when given (``explicit_rates``), and the natural periods of a
+        flexible model (Mackay).  Return the warning texts.
+        """
+        texts = []
+        if self.flexible is not None:
+            texts.extend(self._flexible_step_warnings())
+        limit = STEP_WARNING_SHARE * self.stability_limit
+        for term, (rate, joint) in self.explicit_rates(
+                position_gains, velocity_gains).items():
+            if rate > limit:
+                texts.append(
+                    'time step %.4g ms is too long for the %s of model %r%s: '
+                    'dt * rate = %.3g, above %.3g (%s is unstable from '
+                    '%.3g); use a rate of at least %.0f Hz, or lower the '
+                    'term' % (
+                        1e3 * self.dt, term, self.model.name,
+                        '' if joint is None else ' at joint %r' % joint,
+                        rate, limit, self.integrator_name,
+                        self.stability_limit,
+                        np.ceil(rate / limit / self.dt)))
+        for text in texts:
+            warnings.warn(text, ModelWarning, stacklevel=stacklevel)
+        return texts
+
+    def _flexible_step_warnings(self):
+        """Return the warning if dt is too long for the flexible model."""
         periods = self.flexible.natural_periods(self.initial_z)
         shortest = periods.min() if periods.size else np.inf
         if self.dt > FLEXIBLE_STEP_SHARE * shortest:
-            warnings.warn(
+            return [
                 'time step %.4g ms is more than 1/%d of the shortest natural '
                 'period of flexible model %r (%.4g ms at the initial state): '
                 'the integrator will damp the flexure away; use a rate of at '
                 'least %.0f Hz (Mackay: about 1/50 of the period)' % (
                     1e3 * self.dt, round(1.0 / FLEXIBLE_STEP_SHARE),
                     self.model.name, 1e3 * shortest,
-                    np.ceil(1.0 / (FLEXIBLE_STEP_SHARE * shortest))),
-                ModelWarning, stacklevel=3)
+                    np.ceil(1.0 / (FLEXIBLE_STEP_SHARE * shortest)))]
+        return []
 
     def reset(self, q=None, qd=None, keep_time=False):
         """
@@ -313,7 +529,8 @@ class Simulator:
     def acceleration(self, z, zd, effort):
         """Return zdd of the smooth dynamics for a saturated ``effort``."""
         if self.damped:
-            effort = effort + damping_torque(self.model, zd[:self.model.nq])
+            effort = effort + damping_torque(self.explicit_damping,
+                                             zd[:self.model.nq])
         if self.flexible is None:
             return forward_dynamics(self.model, z, zd, effort)
         return self.flexible.forward_dynamics(z, zd, effort)
@@ -334,10 +551,20 @@ class Simulator:
         held = saturate_effort(self.model, self._vector(effort, 'effort'))
         return lambda t, q, qd: held
 
-    def step(self, effort=None):
-        """Advance the state by one step of ``dt``."""
+    def step(self, effort=None, damping=None):
+        """
+        Advance the state by one step of ``dt``.
+
+        ``damping``: None, or (gains, reference velocities) of a controller
+        damper ``gains * (reference - qd)`` held over the step and integrated
+        implicitly with the stiff joint damping (JointCommands.damping).
+        """
+        if self.model.damping is not self.damping_source:
+            self._split_damping()   # the model's damping was assigned
+        if damping is not None:
+            damping = self._controller_damping(damping)
         if self.compiled is not None and not callable(effort) and \
-                fast.ENABLED and self._compiled_step(effort):
+                fast.ENABLED and self._compiled_step(effort, damping):
             return
         source = self._effort_source(effort)
         t = self.t
@@ -349,16 +576,25 @@ class Simulator:
             return self.acceleration(z, zd, source(time, z[:n], zd[:n]))
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
-        z, zd = self._constrain(self.z, self.zd, z, zd)
+        z, zd = self._constrain(self.z, self.zd, z, zd, damping)
         self._finish(t, z, zd)
 
-    def _compiled_step(self, effort):
+    def _controller_damping(self, damping):
+        """Return (gains, gains * reference) of a controller damper."""
+        gains, reference = damping
+        gains = np.asarray(gains, dtype=float)
+        if not np.any(gains):
+            return None
+        return gains, gains * np.asarray(reference, dtype=float)
+
+    def _compiled_step(self, effort, damping=None):
         """
         Take the step with the compiled kernel; False: take it in Python.
 
-        The same numbers as the Python step: the kernel integrates, and
-        the impulses of the steps where friction or a limit acts, the
-        wrap of continuous joints and the errors are the Python step's.
+        The same numbers as the Python step: the kernel integrates the
+        explicit part, and the implicit damping, the impulses of the steps
+        where friction or a limit acts, the wrap of continuous joints and
+        the errors are the Python step's.
         """
         held = self.no_effort if effort is None else effort
         if not (held.__class__ is np.ndarray and held.dtype == float
@@ -376,9 +612,12 @@ class Simulator:
             return False
         t = self.t
         self.applied_effort = applied
-        if status == kernel.CONSTRAIN:
-            z, zd = self._constrain(self.z, self.zd, z, zd)
-        self._finish(t, z, zd, finite=status == kernel.DONE)
+        finite = status == kernel.DONE
+        if status == kernel.CONSTRAIN or (finite and (
+                self.implicit or damping is not None)):
+            z, zd = self._constrain(self.z, self.zd, z, zd, damping)
+            finite = False
+        self._finish(t, z, zd, finite=finite)
         return True
 
     def _finish(self, t, z, zd, finite=False):
@@ -394,14 +633,21 @@ class Simulator:
         self.zd = zd
         self.steps += 1
 
-    def _constrain(self, z_start, zd_start, z, zd):
+    def _constrain(self, z_start, zd_start, z, zd, damping=None):
         """
-        Apply friction and limit impulses at the end of a step.
+        Apply the implicit damping, friction and limit impulses.
 
         Velocities change by the impulses; positions by the share of that
         change the integrator moved them with (integrators.POSITION_SHARE),
         except that a joint static friction held at rest stays where it
         was and a joint at a limit is put on it.
+
+        With stiff damping D (joints and controller, ``damping``: gains,
+        gains * reference) the end velocity solves
+        (M + dt D) zd+ = M zd + dt (gains * reference - D zd) + impulse
+        (backward Euler in the damping, the module's docstring): the
+        impulses then see (M + dt D)^-1 in place of M^-1, so a stop or
+        friction and the damping act together.
 
         The impulses act on the joints only.  On a flexible model a joint
         impulse p is the generalized impulse (p, 0): the joint velocities see
@@ -411,13 +657,34 @@ class Simulator:
         model = self.model
         n = model.nq
         q = z[:n]
-        if not (self.rubbing or self.limited and (
+        implicit = self.implicit or damping is not None
+        if not (self.rubbing or implicit or self.limited and (
                 (q >= model.upper_limit) | (q <= model.lower_limit)).any()):
             return z, zd
-        inverse_inertia = np.linalg.inv(self.mass_matrix(z))[:, :n]
+        inertia = self.mass_matrix(z)
+        if implicit:
+            stiff = self.implicit_damping
+            force = -stiff * zd[:n]
+            if damping is not None:
+                stiff = stiff + damping[0]
+                force = damping[1] - stiff * zd[:n]
+            inertia = np.array(inertia, dtype=float)
+            inertia[np.arange(n), np.arange(n)] += self.dt * stiff
+        try:
+            inverse_inertia = np.linalg.inv(inertia)[:, :n]
+        except np.linalg.LinAlgError as error:
+            raise FloatingPointError(
+                'simulation of %r diverged at t = %g s: %s (z = %s)'
+                % (model.name, self.t, error, z))
+        velocity = zd
+        if implicit:
+            velocity = zd + inverse_inertia @ (self.dt * force)
         lower, upper = impulse_bounds(model, q, self.dt)
-        impulse = solve_impulses(inverse_inertia[:n], zd[:n], lower, upper)
+        impulse = solve_impulses(inverse_inertia[:n], velocity[:n], lower,
+                                 upper)
         change = inverse_inertia @ impulse
+        if implicit:
+            change = change + (velocity - zd)
         z_next = z + self.position_share * self.dt * change
         zd_next = zd + change
         q_next, qd_next = z_next[:n], zd_next[:n]   # views: set in place
@@ -428,6 +695,17 @@ class Simulator:
         at_upper, at_lower = q >= model.upper_limit, q <= model.lower_limit
         q_next[at_upper] = model.upper_limit[at_upper]
         q_next[at_lower] = model.lower_limit[at_lower]
+        if self.limited:
+            # A joint the others' impulses (or the damping, through the
+            # coupling of M) carried past a limit: put on it and stopped
+            # there, as the joints found past it above.
+            past_upper = q_next > model.upper_limit
+            past_lower = q_next < model.lower_limit
+            if past_upper.any() or past_lower.any():
+                q_next[past_upper] = model.upper_limit[past_upper]
+                q_next[past_lower] = model.lower_limit[past_lower]
+                qd_next[past_upper] = np.minimum(qd_next[past_upper], 0.0)
+                qd_next[past_lower] = np.maximum(qd_next[past_lower], 0.0)
         return z_next, zd_next
 
     def run(self, duration, effort=None, record_every=1):
