@@ -36,6 +36,19 @@ the first joint positions received.  Annotator: a JointTrajectory on
 payload parameters: ``dynamics_ros.nodes.model_source``.  Bad input is
 dropped with a throttled warning; nothing non-finite is ever published.
 
+Effort saturation (``dynamics_ros.control.saturation``): with ``saturate``
+(default true) every torque published as a command - ``effort_commands``,
+the effort of ``feedforward`` and of ``trajectory_out`` - is clipped to
++-limit, limit = ``effort_limit_scale`` (default 1.0) times the URDF's
+``<limit effort>`` (``model.effort_limit``; none given: no limit) or, when
+set, ``effort_limits`` (one per joint in ``joints`` order, .inf = no limit
+for that joint; [] = the URDF's again).  A clipped joint gets a throttled
+warning with its name, the unsaturated value and the limit; the
+unsaturated value is never published.  Every parameter set is validated:
+it takes effect, or it is refused with a reason quoting the value (cut to
+80 characters).  Trajectories are read on threads of their own, so a
+stream of long trajectories does not hold up the parameter services.
+
 Mimic joints (a URDF ``<mimic>``, e.g. the second finger of a parallel
 gripper): the model's coordinates, ``joints`` and every output are the
 independent joints.  Mimic joints in ``joint_states`` are ignored (their
@@ -48,36 +61,86 @@ import threading
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (is_zero_time, joint_state_message, JointStateReader,
-                          mimic_joints_named, ThrottledWarnings, to_seconds,
-                          trajectory_arrays, vector_message)
+                          mimic_joints_named, quote, ThrottledWarnings,
+                          to_seconds, trajectory_arrays, vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .model_source import model_index, ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
 from ..control.computed_torque import computed_torque
+from ..control.saturation import (check_limits, check_scale, effort_limits,
+                                  saturate)
 from ..control.trajectory import hold, sample, waypoint_references
 from ..dynamics.bias import gravity_torques
 from ..dynamics.rnea import inverse_dynamics
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
+OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
+                  'effort_limits')
 
 
 def check_gains(name, values, n=None):
     """Return a reason if gains are not finite, >= 0 and of size 1 or n."""
-    values = np.asarray(values, dtype=float)
+    try:
+        values = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        return '%s must be a list of numbers, got %s' % (name, quote(values))
     if values.ndim != 1 or values.size == 0:
         return '%s must be a list of gains (one, or one per joint)' % name
     if not np.all(np.isfinite(values)) or np.any(values < 0.0):
-        return '%s must be finite and >= 0, got %s' % (name, values.tolist())
+        return '%s must be finite and >= 0, got %s' % (name, quote(values))
     if n is not None and values.size not in (1, n):
         return '%s has %d values: give 1 or one per joint (%d)' % (
             name, values.size, n)
     return None
+
+
+def check_own_parameters(values, n=None):
+    """
+    Return a reason if a value of ``values`` {name: value} is invalid.
+
+    ``n`` is the number of joints of the model in use (None: no model yet,
+    sizes are checked when it arrives).  None when all are valid.
+    """
+    if 'mode' in values and values['mode'] not in MODES:
+        return 'mode %s is not one of %s' % (
+            quote(values['mode']), ', '.join(MODES))
+    for name in ('kp', 'kd'):
+        if name in values:
+            reason = check_gains(name, values[name], n)
+            if reason:
+                return reason
+    if 'saturate' in values and not isinstance(values['saturate'], bool):
+        return 'saturate must be true or false, got %s' % quote(
+            values['saturate'])
+    if 'effort_limit_scale' in values:
+        reason = check_scale(values['effort_limit_scale'])
+        if reason:
+            return reason
+    if 'effort_limits' in values:
+        limits = values['effort_limits']
+        if limits is None:
+            return 'effort_limits cannot be unset: set [] for the URDF ' \
+                'limits, or saturate false for none'
+        if isinstance(limits, (str, bool, int, float)) or any(
+                isinstance(x, (str, bool)) for x in limits):
+            return 'effort_limits must be a list of numbers (one per ' \
+                'joint, .inf: no limit), got %s' % quote(limits)
+        return check_limits(limits, n)
+    return None
+
+
+def limits_text(name, value, limit):
+    """Return the warning for joint ``name`` clipped from ``value``."""
+    return 'effort of joint %s saturated: %.6g clipped to the limit +-%.6g ' \
+        '(N m, or N for a prismatic joint; see effort_limit_scale, ' \
+        'effort_limits, saturate)' % (quote(name), value, limit)
 
 
 class InverseDynamicsNode(Node):
@@ -100,9 +163,15 @@ class InverseDynamicsNode(Node):
         self.declare_parameter('kd', [20.0], ParameterDescriptor(
             description='computed_torque velocity gains, 1/s (one, or one '
                         'per joint in joints order)'))
-        reason = self.check_parameters({
-            name: self.get_parameter(name).value
-            for name in ('mode', 'kp', 'kd')})
+        self.declare_parameter('saturate', True, ParameterDescriptor(
+            description='clip published efforts to the effort limits'))
+        self.declare_parameter('effort_limit_scale', 1.0, ParameterDescriptor(
+            description='factor on the effort limits (> 0, <= 1000)'))
+        self.declare_parameter('effort_limits', None, ParameterDescriptor(
+            description='per-joint effort limits, N m or N, in joints order '
+                        '(.inf: none for that joint); unset or []: the '
+                        'URDF <limit effort>', dynamic_typing=True))
+        reason = self.check_parameters(self.own_values())
         if reason:
             raise ValueError(reason)
         self.warnings = ThrottledWarnings(self.get_logger())
@@ -113,35 +182,78 @@ class InverseDynamicsNode(Node):
         self.annotated_publisher = self.create_publisher(
             JointTrajectory, 'trajectory_out', PUBLISH_QOS)
         self.source = ModelSource(self, self.on_model)
+        if self.model is not None:  # sizes per joint, now they are known
+            reason = self.check_parameters(self.own_values())
+            if reason:
+                raise ValueError(reason)
         self.add_on_set_parameters_callback(self.on_set_parameters)
-        # The 1 kHz input gets a thread and a tiny executor of its own.
+        # The 1 kHz input gets a thread and a tiny executor of its own; so
+        # do trajectories, whose conversion from DDS (about 0.1 s for 10,000
+        # points) must not hold up the parameter services.
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
-        self.create_subscription(JointTrajectory, 'joint_trajectory',
-                                 self.on_trajectory, COMMAND_QOS)
-        self.create_subscription(JointTrajectory, 'trajectory_in',
-                                 self.on_trajectory_in, COMMAND_QOS)
+        self.trajectory_subscriptions = [
+            DedicatedSubscription(self, JointTrajectory, topic, callback,
+                                  COMMAND_QOS)
+            for topic, callback in (('joint_trajectory', self.on_trajectory),
+                                    ('trajectory_in', self.on_trajectory_in))]
 
     # -- parameters -----------------------------------------------------
 
+    def own_values(self):
+        """Return {name: value} of this node's own parameters that are set."""
+        return {name: self.get_parameter(name).value
+                for name in OWN_PARAMETERS
+                if self.get_parameter(name).type_ != Parameter.Type.NOT_SET}
+
     def check_parameters(self, values):
-        """Return a reason if mode / kp / kd values are invalid, else None."""
+        """Return a reason if a value of this node's own is invalid."""
         n = None if self.model is None else self.model.nq
-        if 'mode' in values and values['mode'] not in MODES:
-            return 'mode %r is not one of %s' % (
-                values['mode'], ', '.join(MODES))
-        for name in ('kp', 'kd'):
-            if name in values:
-                reason = check_gains(name, values[name], n)
-                if reason:
-                    return reason
-        return None
+        return check_own_parameters(values, n)
 
     def on_set_parameters(self, parameters):
-        """Reject invalid mode or gains with the reason."""
-        reason = self.check_parameters({p.name: p.value for p in parameters})
+        """Reject invalid mode, gains or effort limits with the reason."""
+        reason = self.check_parameters({
+            p.name: p.value for p in parameters if p.name in OWN_PARAMETERS})
         return SetParametersResult(successful=reason is None,
                                    reason=reason or '')
+
+    def limits(self):
+        """Return the effort limits in joints order, None: no saturation."""
+        if not self.get_parameter('saturate').value:
+            return None
+        scale = self.get_parameter('effort_limit_scale').value
+        override = self.get_parameter('effort_limits').value
+        key = ('limits', scale, None if override is None else tuple(override))
+        cached = self.cache.get('limits')
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        urdf = self.model.effort_limit[self.index]
+        if override is not None and len(override) \
+                and check_limits(override, self.model.nq) is not None:
+            self.warnings.warn('effort_limits', (
+                'effort_limits (%d values) do not fit the model (%d '
+                'joints): using the URDF effort limits') % (
+                    len(override), self.model.nq))
+            override = None
+        limits = effort_limits(urdf, scale, override)
+        self.cache['limits'] = (key, limits)
+        return limits
+
+    def saturated(self, efforts):
+        """Return ``efforts`` (joints order, (n,) or (k, n)) clipped."""
+        limits = self.limits()
+        if limits is None:
+            return efforts
+        clipped, mask = saturate(efforts, limits)
+        if np.any(mask):
+            values = np.atleast_2d(efforts)
+            for j in np.flatnonzero(np.any(np.atleast_2d(mask), axis=0)):
+                column = values[:, j]
+                worst = column[int(np.argmax(np.abs(column)))]
+                self.warnings.warn(('saturated', j), limits_text(
+                    self.joint_names[j], worst, limits[j]))
+        return clipped
 
     def gains(self, name):
         """Return per-joint gains in model order, or a reason."""
@@ -182,8 +294,10 @@ class InverseDynamicsNode(Node):
                 self.last_state = None
 
     def destroy_node(self):
-        """Stop the joint_states thread, then destroy the node."""
-        self.state_subscription.destroy()
+        """Stop the input threads, then destroy the node."""
+        for subscription in [self.state_subscription] + \
+                self.trajectory_subscriptions:
+            subscription.destroy()
         return super().destroy_node()
 
     # -- inputs -----------------------------------------------------------
@@ -243,12 +357,12 @@ class InverseDynamicsNode(Node):
             tau = computed_torque(self.model, q, qd, *self.reference(time),
                                   kp, kd)
         if not np.all(np.isfinite(tau)):
-            return 'torques are not finite (%s)' % tau.tolist()
+            return 'torques are not finite (%s)' % quote(tau)
         return tau
 
     def publish(self, tau, stamp):
         """Publish model-order ``tau`` in joints order on both topics."""
-        ordered = tau[self.index]
+        ordered = self.saturated(tau[self.index])
         # At 1 kHz, building a message nobody reads is worth skipping.
         if self.effort_publisher.get_subscription_count():
             self.effort_publisher.publish(vector_message(ordered))
@@ -256,25 +370,30 @@ class InverseDynamicsNode(Node):
             self.feedforward_publisher.publish(joint_state_message(
                 self.joint_names, stamp, effort=ordered))
 
-    def read_trajectory(self, msg, start_time):
+    def read_trajectory(self, msg, model, start_time):
         """Return the Trajectory of ``msg`` in model order, or a reason."""
-        named = mimic_joints_named(msg.joint_names, self.model.mimic,
+        named = mimic_joints_named(msg.joint_names, model.mimic,
                                    'JointTrajectory')
         if named is not None:
             return named
-        return trajectory_arrays(msg, self.model.joint_names, start_time)
+        return trajectory_arrays(msg, model.joint_names, start_time)
 
     def on_trajectory(self, msg):
         """Make ``msg`` the reference (start at header.stamp or now)."""
-        if self.model is None:
+        model = self.model
+        if model is None:
             self.warnings.ignored('joint_trajectory', NO_MODEL)
             return
         now = self.now()
-        trajectory = self.read_trajectory(msg, now)
+        trajectory = self.read_trajectory(msg, model, now)
         if isinstance(trajectory, str):
             self.warnings.ignored('joint_trajectory', trajectory)
             return
         with self.lock:
+            if self.model is not model:
+                self.warnings.ignored('joint_trajectory',
+                                      'the model changed while reading it')
+                return
             if self.last_state is not None:
                 # Like JTC: from the state at receipt to the first waypoint.
                 trajectory.initial = self.last_state
@@ -283,23 +402,33 @@ class InverseDynamicsNode(Node):
 
     def on_trajectory_in(self, msg):
         """Republish ``msg`` on trajectory_out with inverse-dynamics efforts."""
-        if self.model is None:
+        with self.lock:
+            model, joint_names = self.model, self.joint_names
+        if model is None:
             self.warnings.ignored('trajectory_in', NO_MODEL)
             return
-        trajectory = self.read_trajectory(msg, 0.0)
+        trajectory = self.read_trajectory(msg, model, 0.0)
         if isinstance(trajectory, str):
             self.warnings.ignored('trajectory_in', trajectory)
             return
-        efforts = [inverse_dynamics(self.model, q, qd, qdd)
-                   for q, qd, qdd in zip(*waypoint_references(trajectory))]
+        efforts = np.atleast_2d(inverse_dynamics(
+            model, *waypoint_references(trajectory)))
         if not np.all(np.isfinite(efforts)):
             self.warnings.ignored('trajectory_in',
                                   'its torques are not finite')
             return
-        order = np.array([self.model.joint_index(name)
-                          for name in msg.joint_names])
-        for point, tau in zip(msg.points, efforts):
-            point.effort = tau[order].tolist()
+        with self.lock:
+            if self.model is not model:
+                self.warnings.ignored('trajectory_in',
+                                      'the model changed while reading it')
+                return
+            # Saturated in joints order, then in the message's order.
+            index = model_index(model, joint_names)
+            efforts = self.saturated(efforts[:, index])
+        position = {name: j for j, name in enumerate(joint_names)}
+        order = np.array([position[name] for name in msg.joint_names])
+        for point, tau in zip(msg.points, efforts[:, order].tolist()):
+            point.effort = tau
         self.annotated_publisher.publish(msg)
 
 
