@@ -112,8 +112,9 @@ def singular_inertia_error(model=None, sample=None):
         '%s; forward dynamics and its derivatives are undefined' % (
             model.name if model is not None else '?',
             '' if sample is None else ' at state %d of the batch' % sample,
-            'joints %s move no mass or inertia (links without <inertial> '
-            'or with mass only on the joint axis, and no armature)'
+            'joints %s move no mass or inertia (links without <inertial>, '
+            'mass only on the joint axis, or an <inertia> no rigid body '
+            'has; and no armature)'
             % ', '.join(names) if names else
             'a subtree without mass or inertia and no armature?'))
 
