@@ -100,7 +100,7 @@ import warnings
 
 from builtin_interfaces.msg import Time
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -115,13 +115,14 @@ from .conversions import (joint_state_message, message_vector,
                           mimic_joints_named, name_index, pick,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
-from .model_source import ModelSource, NO_MODEL
+from .model_source import (MODEL_PARAMETERS, ModelSource, NO_MODEL,
+                           PAYLOAD_PARAMETERS)
 from .qos import COMMAND_QOS, PUBLISH_QOS
 from ..flexible.config import load_flexible, read_config
 from ..model.payload import payload_body
 from ..sim.controllers import default_gains, JointCommands, PidGains
 from ..sim.integrators import INTEGRATORS
-from ..sim.simulator import Simulator
+from ..sim.simulator import checked_initial_positions, Simulator
 
 COMMAND_TOPICS = {
     'effort': 'effort_controller/commands',
@@ -130,6 +131,31 @@ COMMAND_TOPICS = {
 }
 TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
+GAIN_PARAMETERS = tuple('%s_%s' % (prefix, term) for prefix in ('pos', 'vel')
+                        for term in PID_TERMS)
+
+# The simulator's own scalar parameters: (default, description, lowest,
+# highest, lowest allowed itself).  A value outside the range is refused
+# at start-up (the node stops) and at run time (the set fails).
+SCALARS = {
+    'rate': (1000.0, 'integration rate, Hz (1 to 1e6)', 1.0, 1e6, True),
+    'real_time_factor': (1.0, 'simulated / wall time; 0 = as fast as '
+                         'possible (0 to 1e6)', 0.0, 1e6, True),
+    'publish_rate': (100.0, 'joint_states rate, Hz of simulated time; 0 = '
+                     'every step (0 to 1e6)', 0.0, 1e6, True),
+    'pid_bandwidth': (10.0, 'bandwidth of the automatic PID gains, Hz '
+                      '(above 0, up to 1e4)', 0.0, 1e4, False),
+}
+# What a parameter set changes: the loop's pacing and /clock take the new
+# value on the next step; the others rebuild the simulation (state, time and
+# command kept, the PIDs restarted).
+LOOP_PARAMETERS = ('real_time_factor', 'publish_clock')
+REBUILD_PARAMETERS = ('rate', 'integrator', 'publish_rate', 'pid_bandwidth',
+                      'initial_positions') + GAIN_PARAMETERS
+
+# Longest quotation of a user's value in a reason or a log line.
+QUOTE_LIMIT = 80
+REASON_LIMIT = 400
 
 # Pacing: sleep only when ahead of the wall clock by more than this, and
 # stop trying to catch up when behind by more than LAG_LIMIT.
@@ -238,14 +264,67 @@ def serialized_clock():
         return None
 
 
+def quote(value, limit=QUOTE_LIMIT):
+    """Return ``value`` as the user gave it, cut to ``limit`` characters."""
+    if isinstance(value, (list, tuple, array, np.ndarray)):
+        value = list(value)
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+def bounded(text, limit=REASON_LIMIT):
+    """Return ``text`` cut to ``limit`` characters (a reason, a log line)."""
+    return text if len(text) <= limit else text[:limit - 3] + '...'
+
+
+def gain_problem(name, values):
+    """Return why PID gain parameter ``name`` cannot be ``values``, or None."""
+    values = np.asarray(values, dtype=float).reshape(-1)
+    # An integral clamp may be infinite (no clamp); a gain may not.
+    infinite = name.endswith('max_integral_error')
+    if np.any(np.isnan(values)) or np.any(values < 0.0) or not (
+            infinite or np.all(np.isfinite(values))):
+        return '%s must be %s, got %s' % (
+            name, '>= 0' if infinite else 'finite and >= 0', quote(values))
+    return None
+
+
+def parameter_problem(name, value):
+    """
+    Return why simulator parameter ``name`` cannot be ``value``, or None.
+
+    The checks that need no model: ranges of the scalars, the integrator's
+    name, finite initial positions, non-negative finite gains.
+    """
+    if name in SCALARS:
+        _, _, low, high, low_allowed = SCALARS[name]
+        if not (isinstance(value, (int, float)) and math.isfinite(value)
+                and (value >= low if low_allowed else value > low)
+                and value <= high):
+            return '%s must be %s %g and <= %g, got %s' % (
+                name, '>=' if low_allowed else '>', low, high, quote(value))
+    elif name == 'integrator':
+        if value not in INTEGRATORS:
+            return 'integrator %s is not one of %s' % (
+                quote(value), ', '.join(INTEGRATORS))
+    elif name == 'initial_positions':
+        if value is not None and not np.all(np.isfinite(
+                np.asarray(value, dtype=float))):
+            return 'initial_positions must be finite, got %s' % quote(value)
+    elif name in GAIN_PARAMETERS and value is not None and len(value):
+        return gain_problem(name, value)
+    return None
+
+
 def per_joint(name, values, n):
     """Return ``values`` (1 or n numbers) as an (n,) array, or a reason."""
     values = np.asarray(values, dtype=float).reshape(-1)
     if values.size not in (1, n):
         return '%s has %d values: give 1, or one per joint (%d)' % (
             name, values.size, n)
-    if np.any(np.isnan(values)) or np.any(values < 0.0):
-        return '%s must be >= 0, got %s' % (name, values.tolist())
+    problem = gain_problem(name, values)
+    if problem is not None:
+        return problem
     return np.broadcast_to(values, n).copy()
 
 
@@ -290,6 +369,28 @@ def published_joints(model, joint_names):
     return names, np.array([full.index(name) for name in names], dtype=int)
 
 
+def refused(reason):
+    """Return a failed SetParametersResult with a bounded ``reason``."""
+    return SetParametersResult(successful=False, reason=bounded(reason))
+
+
+def carry_over(old, new):
+    """
+    Continue ``old``'s run in the rebuilt simulation ``new``.
+
+    The state, the time and the command go on; the PIDs restart (their
+    gains may have changed).  The initial state for ~/reset is the new one.
+    """
+    before, after = old['simulator'], new['simulator']
+    after.z, after.zd = before.z.copy(), before.zd.copy()
+    after.start_time, after.steps = before.t, 0
+    after.applied_effort = before.applied_effort.copy()
+    commands, previous = new['commands'], old['commands']
+    commands.mode = previous.mode
+    commands.target = previous.target
+    commands.followed = previous.followed
+
+
 class SimulatorNode(Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
@@ -298,11 +399,15 @@ class SimulatorNode(Node):
         super().__init__('simulator_node', **kwargs)
         self.settings = self.read_parameters()
         self.warnings = ThrottledWarnings(self.get_logger())
+        self.divergence_warnings = ThrottledWarnings(self.get_logger(), 10.0)
         self.pending = deque()
         self.simulation = None
         self.joint_names = None
         self.mimic = {}
         self.model_error = None
+        # After a divergence: reset, and no step until an input arrives.
+        self.halted = False
+        self.starting = True
         self.state_publisher = self.create_publisher(
             JointState, 'joint_states', PUBLISH_QOS)
         self.clock_publisher = self.create_publisher(
@@ -324,6 +429,13 @@ class SimulatorNode(Node):
         self.source = ModelSource(self, self.on_model)
         if self.model_error is not None and self.simulation is None:
             raise ValueError(self.model_error)
+        self.starting = False
+        self.accepted = None   # the set validate_parameters accepted last
+        self.add_on_set_parameters_callback(self.validate_parameters)
+        self.apply_after_set = hasattr(self,
+                                       'add_post_set_parameters_callback')
+        if self.apply_after_set:
+            self.add_post_set_parameters_callback(self.apply_parameters)
         self.started = None   # (wall, simulated) time after the first step
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
@@ -345,18 +457,12 @@ class SimulatorNode(Node):
 
     def read_parameters(self):
         """Declare and check the simulator's own parameters."""
-        self.declare('rate', 1000.0, 'integration rate, Hz')
+        for name, (default, description, *_) in SCALARS.items():
+            self.declare(name, default, description)
         self.declare('integrator', 'rk4', ' | '.join(INTEGRATORS))
-        self.declare('real_time_factor', 1.0,
-                     'simulated / wall time; 0 = as fast as possible')
-        self.declare('publish_rate', 100.0,
-                     'joint_states rate, Hz of simulated time; 0 = every '
-                     'step')
         self.declare('publish_clock', True, 'publish /clock every step')
         self.declare('initial_positions', Parameter.Type.DOUBLE_ARRAY,
                      'initial joint positions in joints order')
-        self.declare('pid_bandwidth', 10.0,
-                     'bandwidth of the automatic PID gains, Hz')
         for prefix in ('pos', 'vel'):
             for term in PID_TERMS:
                 self.declare('%s_%s' % (prefix, term),
@@ -370,17 +476,11 @@ class SimulatorNode(Node):
         settings = {name: self.get_parameter(name).value for name in (
             'rate', 'integrator', 'real_time_factor', 'publish_rate',
             'publish_clock', 'pid_bandwidth', 'flexible_config')}
-        for name in ('rate', 'pid_bandwidth'):
-            if not (math.isfinite(settings[name]) and settings[name] > 0.0):
-                raise ValueError('%s must be > 0, got %r'
-                                 % (name, settings[name]))
-        for name in ('real_time_factor', 'publish_rate'):
-            if not (math.isfinite(settings[name]) and settings[name] >= 0.0):
-                raise ValueError('%s must be >= 0, got %r'
-                                 % (name, settings[name]))
-        if settings['integrator'] not in INTEGRATORS:
-            raise ValueError('integrator %r is not one of %s' % (
-                settings['integrator'], ', '.join(INTEGRATORS)))
+        for name in tuple(SCALARS) + ('integrator', 'initial_positions') \
+                + GAIN_PARAMETERS:
+            problem = parameter_problem(name, self.optional(name))
+            if problem is not None:
+                raise ValueError(problem)
         if settings['flexible_config']:
             # Read now, so that a missing or broken file stops the start
             # even before a model arrives; checked against each model later.
@@ -391,13 +491,74 @@ class SimulatorNode(Node):
                     settings['flexible_config'], error))
         return settings
 
-    def model_order(self, name, index):
+    def validate_parameters(self, parameters):
+        """
+        Accept a set of the simulator's parameters only if it can apply.
+
+        Every value is checked (``parameter_problem``), and with a model the
+        simulation it would give is built; a refusal quotes the value and
+        says why.  Model parameters are ModelSource's to check.
+        """
+        own = {p.name: p.value for p in parameters
+               if p.name in SCALARS or p.name in LOOP_PARAMETERS
+               or p.name in REBUILD_PARAMETERS}
+        if not own:
+            return SetParametersResult(successful=True)
+        for name, value in own.items():
+            problem = parameter_problem(name, value)
+            if problem is not None:
+                return refused(problem)
+        settings = dict(self.settings)
+        settings.update({name: value for name, value in own.items()
+                         if name in settings})
+        model, joint_names = self.source.model, self.source.joint_names
+        rebuild = model is not None and any(
+            name in REBUILD_PARAMETERS for name in own)
+        if rebuild:
+            try:
+                self.build_simulation(model, joint_names, settings, own)
+            except ValueError as error:
+                return refused(str(error))
+        # The model parameters of the same set rebuild the simulation
+        # themselves (ModelSource calls on_model after the set).
+        rebuild = rebuild and not any(
+            name in MODEL_PARAMETERS or name in PAYLOAD_PARAMETERS
+            for name in (p.name for p in parameters))
+        self.accepted = (settings, rebuild)
+        if not self.apply_after_set:
+            self.apply_parameters(parameters)
+        return SetParametersResult(successful=True)
+
+    def apply_parameters(self, parameters):
+        """Make the set ``validate_parameters`` accepted take effect."""
+        if self.accepted is None:
+            return
+        (settings, rebuild), self.accepted = self.accepted, None
+        self.settings = settings
+        if rebuild and self.source.model is not None:
+            try:
+                simulation = self.build_simulation(
+                    self.source.model, self.source.joint_names)
+            except ValueError as error:   # checked just before: a bug
+                self.get_logger().error(bounded(
+                    'parameters set, but the simulation could not be '
+                    'rebuilt: %s' % error))
+                return
+            self.pending.append(('reconfigure', simulation))
+
+    def parameter(self, name, overrides=None):
+        """Return parameter ``name`` (from ``overrides`` if there), or None."""
+        if overrides and name in overrides:
+            return overrides[name]
+        return self.optional(name)
+
+    def model_order(self, name, index, overrides=None):
         """
         Return parameter ``name`` in model order, None if unset, or a reason.
 
         ``index[k]`` is the model coordinate of the k-th joint of ``joints``.
         """
-        values = self.optional(name)
+        values = self.parameter(name, overrides)
         if values is None or len(values) == 0:
             return None
         n = index.size
@@ -414,12 +575,13 @@ class SimulatorNode(Node):
         ordered[index] = values
         return ordered
 
-    def gains(self, prefix, automatic, index):
+    def gains(self, prefix, automatic, index, overrides=None):
         """Return the PidGains of ``prefix`` ('pos'/'vel') or a reason."""
         terms = {}
         for term, default in zip(PID_TERMS, (
                 automatic.p, automatic.i, automatic.d, np.inf)):
-            value = self.model_order('%s_%s' % (prefix, term), index)
+            value = self.model_order('%s_%s' % (prefix, term), index,
+                                     overrides)
             if isinstance(value, str):
                 return value
             terms[term] = default if value is None else value
@@ -433,8 +595,8 @@ class SimulatorNode(Node):
         try:
             simulation = self.build_simulation(model, joint_names)
         except ValueError as error:
-            self.model_error = 'cannot simulate model %r: %s' % (
-                model.name, error)
+            self.model_error = bounded('cannot simulate model %r: %s' % (
+                model.name, error))
             self.get_logger().error(self.model_error)
             return
         self.model_error = None
@@ -445,40 +607,73 @@ class SimulatorNode(Node):
         else:
             self.pending.append(('model', simulation))
 
-    def build_simulation(self, model, joint_names):
-        """Return the simulator, its commands and the joint order."""
+    def initial_positions(self, model, index, overrides):
+        """
+        Return the initial positions parameter for ``model``, or None.
+
+        Values that do not fit a model that came after the start (another
+        robot on the robot_description topic) are not a reason to refuse
+        it: the default start is used, with a warning.  At start-up and in
+        a parameter set they are an error (ValueError).
+        """
+        q0 = self.model_order('initial_positions', index, overrides)
+        if not isinstance(q0, str):
+            try:
+                return checked_initial_positions(model, q0) \
+                    if q0 is not None else None
+            except ValueError as error:
+                q0 = str(error)
+        if self.starting or 'initial_positions' in (overrides or ()):
+            raise ValueError(q0)
+        self.warnings.warn('initial_positions', bounded(
+            'initial_positions do not fit model %r (%s): starting from the '
+            'default positions' % (model.name, q0)))
+        return None
+
+    def build_simulation(self, model, joint_names, settings=None,
+                         overrides=None):
+        """
+        Return the simulator, its commands and the joint order.
+
+        ``settings`` (default: the node's) and ``overrides`` {parameter:
+        value} give values of a set being validated.
+        """
+        settings = self.settings if settings is None else settings
         index = np.array([model.joint_index(name) for name in joint_names],
                          dtype=int)
-        q0 = self.model_order('initial_positions', index)
-        if isinstance(q0, str):
-            raise ValueError(q0)
+        q0 = self.initial_positions(model, index, overrides)
         start = 0.0 if self.simulation is None else \
             self.simulation['simulator'].t
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')
             plant = self.flexible_model(model) \
-                if self.settings['flexible_config'] else model
-            simulator = Simulator(plant, dt=1.0 / self.settings['rate'],
-                                  integrator_name=self.settings['integrator'],
+                if settings['flexible_config'] else model
+            simulator = Simulator(plant, dt=1.0 / settings['rate'],
+                                  integrator_name=settings['integrator'],
                                   q0=q0, start_time=start)
-        for warning in caught:
-            self.get_logger().warning(str(warning.message))
-        rigid = model if simulator.flexible is None else \
-            simulator.flexible.rigid_model()
-        automatic = default_gains(rigid, simulator.initial_q,
-                                  self.settings['pid_bandwidth'])
-        gains = [self.gains(prefix, default, index)
-                 for prefix, default in zip(('pos', 'vel'), automatic)]
-        for value in gains:
-            if isinstance(value, str):
-                raise ValueError(value)
-        publish_rate = self.settings['publish_rate']
+            rigid = model if simulator.flexible is None else \
+                simulator.flexible.rigid_model()
+            automatic = default_gains(rigid, simulator.initial_q,
+                                      settings['pid_bandwidth'])
+            gains = [self.gains(prefix, default, index, overrides)
+                     for prefix, default in zip(('pos', 'vel'), automatic)]
+            for value in gains:
+                if isinstance(value, str):
+                    raise ValueError(value)
+            commands = JointCommands(model, *gains)
+            # The PIDs' dampers too stiff for the step go implicit; what
+            # stays explicit and is still too stiff is warned about.
+            simulator.hand_over(commands)
+        if overrides is None:   # only for the simulation that will run
+            for warning in caught:
+                self.get_logger().warning(bounded(str(warning.message)))
+        publish_rate = settings['publish_rate']
         every = 1 if publish_rate <= 0.0 else max(
-            1, int(round(self.settings['rate'] / publish_rate)))
+            1, int(round(settings['rate'] / publish_rate)))
         flexible = simulator.flexible_state()
         published, full_index = published_joints(model, joint_names)
         return {'simulator': simulator,
-                'commands': JointCommands(model, *gains),
+                'commands': commands, 'model': model,
                 'index': index, 'joint_names': list(joint_names),
                 'full_index': full_index,
                 # every joint in model order: publish without reordering
@@ -566,11 +761,18 @@ class SimulatorNode(Node):
 
     def apply(self, kind, value):
         """Apply one queued input to the simulation (loop thread)."""
+        # Any input ends the wait after a divergence.
+        self.halted = False
         if kind == 'model':
             self.simulation = value
             return
         simulation = self.simulation
         simulator, commands = simulation['simulator'], simulation['commands']
+        if kind == 'reconfigure':
+            if value['model'] is simulation['model']:
+                carry_over(simulation, value)
+                self.simulation = value
+            return   # else built for a model replaced meanwhile: dropped
         if kind == 'reset':
             simulator.reset(keep_time=True)
             commands.reset()
@@ -595,10 +797,15 @@ class SimulatorNode(Node):
         while self.pending:
             self.apply(*self.pending.popleft())
         simulation = self.simulation
+        simulator, commands = simulation['simulator'], simulation['commands']
+        effort = commands(simulator.t, simulator.q, simulator.qd,
+                          simulator.dt)
+        simulator.step(effort, commands.damping)
+        self.publish(simulation)
+
+    def publish(self, simulation, every_step=False):
+        """Publish /clock, and joint_states when due (or ``every_step``)."""
         simulator = simulation['simulator']
-        effort = simulation['commands'](simulator.t, simulator.q,
-                                        simulator.qd, simulator.dt)
-        simulator.step(effort)
         # Serialized messages where their layout is known, else messages.
         nanoseconds = int(round(simulator.t * 1e9))   # as time_message
         if self.settings['publish_clock']:
@@ -608,7 +815,7 @@ class SimulatorNode(Node):
             else:
                 self.clock_message.clock = time_message(simulator.t)
                 self.clock_publisher.publish(self.clock_message)
-        if simulator.steps % simulation['publish_every'] == 0:
+        if every_step or simulator.steps % simulation['publish_every'] == 0:
             index = simulation['full_index']
             # Every movable joint: a RobotModel's q, qd, effort themselves.
             values = simulator.full_state()
@@ -635,10 +842,37 @@ class SimulatorNode(Node):
                 flexible.velocity = doubles(velocity)
                 self.flexible_publisher.publish(flexible)
 
+    def diverged(self, error):
+        """
+        Reset after a divergence, say so once, and wait for an input.
+
+        Stepping on would diverge again at once (a NaN damping, a gravity
+        of 1e308): the loop takes no step until a command, a trajectory, a
+        new model, a parameter set or ~/reset arrives.  The first
+        divergence of a simulation is an error; repeats (each new command
+        into the same broken model) are throttled warnings.
+        """
+        simulation = self.simulation
+        text = bounded('%s; reset to the initial state, waiting for a new '
+                       'command, model or ~/reset before stepping again'
+                       % error)
+        if simulation.get('diverged'):
+            self.divergence_warnings.warn('diverged', 'again: ' + text)
+        else:
+            simulation['diverged'] = True
+            self.get_logger().error(text)
+        simulation['simulator'].reset(keep_time=True)
+        simulation['commands'].reset()
+        self.halted = True
+        try:
+            self.publish(simulation, every_step=True)   # the reset state
+        except Exception:  # noqa: B902 (shutting down: publishers gone)
+            pass
+
     def loop(self):
         """Step until the node stops, paced by ``real_time_factor``."""
-        factor = self.settings['real_time_factor']
         reference = None
+        paced = None
         count = 0
         while not self.stopping.is_set():
             # context.ok() costs about 1 us, a few % of a step: ask it every
@@ -647,14 +881,16 @@ class SimulatorNode(Node):
             count += 1
             if count % CONTEXT_CHECK_EVERY == 0 and not self.context.ok():
                 return
-            if self.simulation is None:
+            if self.simulation is None or self.halted and not self.pending:
                 self.stopping.wait(0.05)
+                reference = None
                 continue
             try:
                 self.advance()
-            except FloatingPointError as error:
-                self.get_logger().error('%s; resetting' % error)
-                self.pending.append(('reset', threading.Event()))
+            except (ArithmeticError, np.linalg.LinAlgError) as error:
+                # FloatingPointError (non-finite state) and its kin from
+                # inside the dynamics of a broken model.
+                self.diverged(error)
                 continue
             except Exception:
                 if self.stopping.is_set() or not self.context.ok():
@@ -666,6 +902,9 @@ class SimulatorNode(Node):
             if self.started is None:   # after the first step: compiled
                 self.started = (time.perf_counter(),
                                 self.simulation['simulator'].t)
+            factor = self.settings['real_time_factor']
+            if factor != paced:   # a new factor: pace from here
+                paced, reference = factor, None
             if factor > 0.0:
                 reference = self.pace(factor, reference)
 
