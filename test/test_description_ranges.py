@@ -42,8 +42,8 @@ def arm(dynamics='', limit='lower="-1" upper="1" effort="10" velocity="1"',
             mimic if name == 'j2' else '')
         for name, parent, child in (('j1', 'base', 'l1'),
                                     ('j2', 'l1', 'l2')))
-    return '<robot name="r"><link name="base"/>%s%s</robot>' % (links,
-                                                               joints)
+    return '<robot name="r"><link name="base"/>%s%s</robot>' % (
+        links, joints)
 
 
 REFUSED = {

@@ -131,7 +131,7 @@ def mutate(draw_index, root, kind):
 
 @st.composite
 def mutated_urdfs(draw):
-    """The arm with one to three mutations."""
+    """Draw the arm with one to three mutations."""
     root = ElementTree.fromstring(ARM)
 
     def draw_index(items):
@@ -151,7 +151,7 @@ def element_names(xml):
 
 
 def assert_names_its_culprit(error, xml):
-    """A ModelError names an element of the document, or the document."""
+    """Assert a ModelError names an element of the document, or it."""
     text = str(error)
     assert text, 'empty ModelError'
     assert len(text) < 600, 'unbounded message: %d characters' % len(text)
@@ -162,7 +162,7 @@ def assert_names_its_culprit(error, xml):
 
 
 def finite(*values):
-    """True when every array in ``values`` is finite."""
+    """Return True when every array in ``values`` is finite."""
     return all(np.all(np.isfinite(np.asarray(v))) for v in values)
 
 
@@ -170,7 +170,7 @@ def finite(*values):
           suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_urdfs())
 def test_mutated_urdf_is_refused_by_name_or_finite(xml):
-    """ModelError naming the element, or finite ID, FD, A/B and 1 s sim."""
+    """Refused naming the element, or finite ID, FD, A/B and 1 s sim."""
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', dr.ModelWarning)
         try:
