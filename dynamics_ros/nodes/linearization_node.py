@@ -29,6 +29,12 @@ the same order.  ``discrete_dt`` > 0 publishes the zero-order-hold discrete
 model x[k+1] = A x[k] + B u[k] with that sample time; 0 the continuous
 dx/dt = A x + B u.  Model parameters: ``dynamics_ros.nodes.model_source``.
 
+Ranges: ``rate`` in [MIN_RATE, MAX_RATE] Hz (0.001 to 1000), ``discrete_dt``
+in [0, MAX_DT] s (1 s).  A value outside (NaN, inf, 0, negative, 1e-12 Hz,
+which no timer can run) stops the node at start with the reason, and a
+runtime set of it is refused with the reason (quoting the value); a valid
+set takes effect at once.
+
 With mimic joints (URDF ``<mimic>``) q, tau and ``joints`` are the
 independent joints (A is 2n x 2n, B 2n x n for n of them); mimic joints in
 ``joint_states`` are ignored, their values following from their masters'.
@@ -44,7 +50,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from .conversions import (is_zero_time, joint_state_message, JointStateReader,
-                          matrix_message, message_vector, ThrottledWarnings)
+                          matrix_message, message_vector, quote,
+                          ThrottledWarnings)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .model_source import model_index, ModelSource, NO_MODEL
@@ -53,16 +60,36 @@ from ..dynamics.bias import gravity_torques
 from ..dynamics.linearize import linearize
 
 
+MIN_RATE = 1e-3  # Hz: one model every 1000 s
+MAX_RATE = 1e3  # Hz: a linearization every millisecond
+MAX_DT = 1.0  # s: longer zero-order holds overflow for a stiff arm
+
+
+def is_number(value):
+    """Return True for an int or float (not a bool, string or list)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def check_rate(values):
     """Return a reason if ``rate`` or ``discrete_dt`` is invalid, else None."""
-    rate = values.get('rate')
-    if rate is not None and (not math.isfinite(rate) or rate <= 0.0):
-        return 'rate must be a finite number of Hz > 0, got %r' % rate
-    dt = values.get('discrete_dt')
-    if dt is not None and (not math.isfinite(dt) or dt < 0.0):
-        return 'discrete_dt must be finite and >= 0 (0: continuous), ' \
-               'got %r' % dt
+    if 'rate' in values:
+        rate = values['rate']
+        if not is_number(rate) or not math.isfinite(rate) \
+                or not MIN_RATE <= rate <= MAX_RATE:
+            return 'rate must be a number of Hz from %g to %g, got %s' % (
+                MIN_RATE, MAX_RATE, quote(rate))
+    if 'discrete_dt' in values:
+        dt = values['discrete_dt']
+        if not is_number(dt) or not math.isfinite(dt) \
+                or not 0.0 <= dt <= MAX_DT:
+            return 'discrete_dt must be a number of s from 0 (continuous) ' \
+                'to %g, got %s' % (MAX_DT, quote(dt))
     return None
+
+
+def timer_period_ns(rate):
+    """Return the timer period in ns of a valid ``rate`` (Hz)."""
+    return int(round(1e9 / rate))
 
 
 def state_order(index):
@@ -101,24 +128,35 @@ class LinearizationNode(Node):
             JointState, 'state_space/operating_point', PUBLISH_QOS)
         self.source = ModelSource(self, self.on_model)
         self.add_on_set_parameters_callback(self.on_set_parameters)
+        self.apply_after_set = hasattr(
+            self, 'add_post_set_parameters_callback')
+        if self.apply_after_set:
+            self.add_post_set_parameters_callback(self.apply_parameters)
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
         self.create_subscription(Float64MultiArray, 'effort_commands',
                                  self.on_command, COMMAND_QOS)
         self.timer = self.create_timer(
-            1.0 / self.get_parameter('rate').value, self.on_timer)
+            1e-9 * timer_period_ns(self.get_parameter('rate').value),
+            self.on_timer)
 
     def on_set_parameters(self, parameters):
-        """Reject invalid rate / discrete_dt; apply a new rate at once."""
+        """Reject an invalid rate / discrete_dt with the reason."""
         values = {p.name: p.value for p in parameters
                   if p.name in ('rate', 'discrete_dt')}
         reason = check_rate(values)
         if reason:
             return SetParametersResult(successful=False, reason=reason)
-        if 'rate' in values:
-            self.timer.timer_period_ns = int(1e9 / values['rate'])
-            self.timer.reset()
+        if not self.apply_after_set:
+            self.apply_parameters(parameters)
         return SetParametersResult(successful=True)
+
+    def apply_parameters(self, parameters):
+        """Apply a new rate at once (discrete_dt is read every period)."""
+        for parameter in parameters:
+            if parameter.name == 'rate':
+                self.timer.timer_period_ns = timer_period_ns(parameter.value)
+                self.timer.reset()
 
     def on_model(self, model, joint_names):
         """Use a new model; forget inputs read for another joint set."""
