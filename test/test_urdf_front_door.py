@@ -142,8 +142,23 @@ REFUSALS = {
     'cycle': (
         robot(link('a'), link('b'), joint('ab', 'a', 'b'),
               joint('ba', 'b', 'a')),
-        'URDF has no root link: the joints form a cycle (every link has a '
-        'parent); pick one with root_link'),
+        'URDF has no root link: joints ba, ab form a cycle (every link has '
+        'a parent)'),
+    'cycle below the root': (
+        chain(l3=link('l3'), j3=joint('j3', 'l3', 'l2'),
+              j2=joint('j2', 'l2', 'l3')),
+        "joints j3, j2 form a cycle: links l2, l3 are not reachable from "
+        "root 'base'"),
+    'own parent': (
+        chain(j2=joint('j2', 'l2', 'l2')),
+        "joint 'j2': link 'l2' is its own parent"),
+    'two <dynamics>': (
+        chain(j2=joint('j2', 'l1', 'l2', extra='<dynamics damping="1"/>'
+                       '<dynamics damping="2"/>')),
+        "joint 'j2': <joint> has 2 <dynamics> elements: give one"),
+    'two <inertial>': (
+        chain(l2=link('l2', inertial() + inertial())),
+        "link 'l2': <link> has 2 <inertial> elements: give one"),
     'several roots': (
         robot(link('a'), link('b'), link('c'), joint('ab', 'a', 'b')),
         'URDF has several root links (a, c): its links are not connected '

@@ -203,6 +203,9 @@ def _tree(robot):
             if name not in links:
                 raise ModelError('joint %r: %s link %r is not defined' % (
                     joint.name, role, name))
+        if joint.parent == joint.child:
+            raise ModelError('joint %r: link %r is its own parent' % (
+                joint.name, joint.child))
         if joint.child in parent_joint:
             raise ModelError(
                 'link %r has two parent joints (%r and %r): a URDF must be a '
@@ -213,25 +216,43 @@ def _tree(robot):
     return links, parent_joint, child_joints
 
 
+def _cycle(start, parent_joint):
+    """Names of the joints of the cycle reached going up from ``start``."""
+    path, link = [], start
+    while link not in path:
+        path.append(link)
+        link = parent_joint[link].parent
+    cycle = path[path.index(link):]
+    return [parent_joint[name].name for name in cycle]
+
+
+def _some(names, count=12):
+    """Return up to ``count`` names for a message, saying how many more."""
+    names = sorted(names)
+    more = len(names) - count
+    return ', '.join(names[:count]) + (' and %d more' % more if more > 0
+                                       else '')
+
+
 def _find_root(root_link, links, parent_joint, child_joints):
     """Return the base link: ``root_link``, else the URDF's unique root."""
     if root_link is not None:
         if root_link not in links:
             raise ModelError('root_link %r is not a link of the URDF (links: '
-                             '%s)' % (root_link, ', '.join(sorted(links))))
+                             '%s)' % (root_link, _some(links)))
         return root_link
     roots = [name for name in links if name not in parent_joint]
     if not links:
         raise ModelError('URDF has no links')
     if not roots:
-        raise ModelError('URDF has no root link: the joints form a cycle '
-                         '(every link has a parent); pick one with '
-                         'root_link')
+        raise ModelError('URDF has no root link: joints %s form a cycle '
+                         '(every link has a parent)' % ', '.join(
+                             _cycle(next(iter(links)), parent_joint)))
     if len(roots) > 1:
         raise ModelError(
             'URDF has several root links (%s): its links are not connected '
             'into one tree; pick one with root_link (only its subtree is '
-            'kept)' % ', '.join(sorted(roots)))
+            'kept)' % _some(roots))
     reached, stack = set(), [roots[0]]
     while stack:
         name = stack.pop()
@@ -239,8 +260,10 @@ def _find_root(root_link, links, parent_joint, child_joints):
         stack.extend(j.child for j in child_joints[name])
     cyclic = sorted(set(links) - reached)
     if cyclic:
-        raise ModelError('links %s are not reachable from root %r: their '
-                         'joints form a cycle' % (cyclic, roots[0]))
+        raise ModelError('joints %s form a cycle: links %s are not reachable '
+                         'from root %r' % (', '.join(_cycle(
+                             cyclic[0], parent_joint)), _some(cyclic),
+                             roots[0]))
     return roots[0]
 
 

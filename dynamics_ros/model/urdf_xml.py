@@ -173,8 +173,27 @@ class _Reader:
         return text
 
 
+# Children that say one thing once: a second one is a copy-paste slip that
+# a reader taking the first (as urdfdom does) would resolve silently.
+SINGLE_CHILDREN = {
+    'joint': ('parent', 'child', 'origin', 'axis', 'limit', 'dynamics',
+              'mimic'),
+    'link': ('inertial',),
+    'inertial': ('origin', 'mass', 'inertia'),
+}
+
+
+def _single_children(element, reader):
+    """Refuse a second <origin>, <limit>, <dynamics>, ... in ``element``."""
+    for tag in SINGLE_CHILDREN[element.tag]:
+        if len(element.findall(tag)) > 1:
+            reader.fail('<%s> has %d <%s> elements: give one' % (
+                element.tag, len(element.findall(tag)), tag))
+
+
 def _read_inertial(element, reader):
     """Return the Inertial of an <inertial> element."""
+    _single_children(element, reader)
     mass = element.find('mass')
     inertia = element.find('inertia')
     moments = tuple(
@@ -191,6 +210,7 @@ def _read_link(element):
     name = element.get('name')
     if not name:
         raise ModelError('a <link> has no name')
+    _single_children(element, _Reader('link %r' % name))
     inertial = element.find('inertial')
     return Link(name, None if inertial is None else _read_inertial(
         inertial, _Reader('link %r' % name)))
@@ -202,6 +222,7 @@ def _read_joint(element):
     if not name:
         raise ModelError('a <joint> has no name')
     reader = _Reader('joint %r' % name)
+    _single_children(element, reader)
     kind = element.get('type')
     if not kind:
         reader.fail('<joint> has no type')
