@@ -147,7 +147,7 @@ REFUSALS = {
     'cycle below the root': (
         chain(l3=link('l3'), j3=joint('j3', 'l3', 'l2'),
               j2=joint('j2', 'l2', 'l3')),
-        "joints j3, j2 form a cycle: links l2, l3 are not reachable from "
+        'joints j3, j2 form a cycle: links l2, l3 are not reachable from '
         "root 'base'"),
     'own parent': (
         chain(j2=joint('j2', 'l2', 'l2')),
