@@ -164,3 +164,23 @@ def test_invalid_start_up_parameters_exit_with_the_reason():
         assert 'payload mass must be finite and >= 0' in node.output()
     finally:
         node.stop()
+
+
+@pytest.mark.parametrize('path, reason', [
+    (URDF_DIR, "URDF path '%s' is a directory, not a file" % URDF_DIR),
+    ('/no/such/robot.urdf', "URDF file '/no/such/robot.urdf' does not exist"),
+    ('/etc/passwd', 'URDF file \'/etc/passwd\' is not XML (it does not '
+                    'start with "<")'),
+])
+def test_an_unusable_urdf_path_stops_the_node(path, reason):
+    """Given a URDF it cannot use, the node exits with why; no file text."""
+    node = NodeProcess('inverse_dynamics_node', STARTUP_DOMAIN_ID,
+                       {'urdf_path': path})
+    try:
+        assert node.wait_exit() == 1
+        output = node.output()
+        assert 'cannot start: urdf_path: ' + reason in output
+        # Nothing of the file reaches the log (or a parameter reply).
+        assert 'root:' not in output
+    finally:
+        node.stop()

@@ -103,10 +103,24 @@ def _read_text(source, xacro_args):
                          'with "<") nor a file path')
     if is_xacro_path(source):
         return expand_xacro(source, xacro_args), source
-    if not os.path.isfile(source):
-        raise ModelError('URDF file %r does not exist' % source)
-    with open(source, encoding='utf-8-sig') as stream:
-        return stream.read(), source
+    shown = repr(source) if len(source) <= 80 else repr(source[:80]) + '...'
+    if os.path.isdir(source):
+        raise ModelError('URDF path %s is a directory, not a file' % shown)
+    if not os.path.exists(source):
+        raise ModelError('URDF file %s does not exist' % shown)
+    try:
+        with open(source, encoding='utf-8-sig') as stream:
+            text = stream.read()
+        if not text.lstrip(' \t\r\n').startswith('<'):
+            raise ModelError('URDF file %s is not XML (it does not start '
+                             'with "<")' % shown)
+        return text, source
+    except OSError as error:
+        raise ModelError('URDF file %s cannot be read (%s)' % (
+            shown, error.strerror or type(error).__name__))
+    except UnicodeDecodeError:
+        # Never quote the bytes: the file may be anything (a key, a log).
+        raise ModelError('URDF file %s is not a text file' % shown)
 
 
 def urdf_text(source, xacro_args=None):

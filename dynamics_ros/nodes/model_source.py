@@ -315,19 +315,22 @@ class ModelSource:
         return None
 
     def _build_from_parameters(self):
-        """Build the start-up model from robot_description or urdf_path."""
-        try:
-            xml = self._parameter_xml()
-            if xml is None:
-                self.node.get_logger().info(
-                    'no robot_description or urdf_path parameter: waiting '
-                    'for the robot_description topic')
-                return
-            self._use(xml, *build_model(xml, self.settings()), 'parameters')
-        except ModelError as error:
-            self.node.get_logger().error(
-                'cannot build the model from the parameters: %s; waiting '
-                'for the robot_description topic' % error)
+        """
+        Build the start-up model from robot_description or urdf_path.
+
+        A node given no URDF at all waits for the robot_description topic;
+        one given a URDF it cannot use (a path that is missing, a directory,
+        unreadable, not a URDF; a bad robot_description) stops with the
+        reason (ModelError out of the node's constructor), as a bad
+        parameter does: waiting would hide the mistake behind silence.
+        """
+        xml = self._parameter_xml()
+        if xml is None:
+            self.node.get_logger().info(
+                'no robot_description or urdf_path parameter: waiting for '
+                'the robot_description topic')
+            return
+        self._use(xml, *build_model(xml, self.settings()), 'parameters')
 
     def _use(self, xml, model, joint_names, model_warnings, origin):
         """Make ``model`` current and tell the node."""
