@@ -169,7 +169,7 @@ def test_invalid_start_up_parameters_exit_with_the_reason():
 @pytest.mark.parametrize('path, reason', [
     (URDF_DIR, "URDF path '%s' is a directory, not a file" % URDF_DIR),
     ('/no/such/robot.urdf', "URDF file '/no/such/robot.urdf' does not exist"),
-    ('/etc/passwd', 'URDF file \'/etc/passwd\' is not XML (it does not '
+    ('/etc/passwd', "URDF file '/etc/passwd' is not XML (it does not "
                     'start with "<")'),
 ])
 def test_an_unusable_urdf_path_stops_the_node(path, reason):
