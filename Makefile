@@ -6,6 +6,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 URDF ?=
+ROOT ?=
+TIP ?=
 # DDS stays on loopback for every node this Makefile starts.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
@@ -24,7 +26,8 @@ $(STAMP): requirements.txt setup.py package.xml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m dynamics_ros demo $(if $(URDF),--urdf $(URDF),)
+	$(PY) -m dynamics_ros demo $(if $(URDF),--urdf $(URDF),) \
+		$(if $(ROOT),--root $(ROOT),) $(if $(TIP),--tip $(TIP),)
 
 test: $(STAMP)
 	$(PY) -m pytest -q test

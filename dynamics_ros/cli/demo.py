@@ -104,11 +104,22 @@ def run(args):
     """Run the demo; return 0 on success."""
     from ..nodes.tracking_demo import TrackingDemo
     urdf = args.urdf or robot_urdf()
-    model = load_urdf(urdf)
-    # Nodes stay on this machine, in a DDS domain of their own.
+    model = load_urdf(urdf, root_link=args.root or None,
+                      tip_link=args.tip or None, xacro_args=args.xacro_arg)
+    parameters = {}
+    for name, value in (('root_link', args.root), ('tip_link', args.tip)):
+        if value:
+            parameters[name] = value
+    if args.xacro_arg:
+        parameters['xacro_args'] = '[%s]' % ','.join(
+            "'%s'" % text for text in args.xacro_arg)
+    # Nodes stay on this machine, in the user's DDS domain (--domain, else
+    # ROS_DOMAIN_ID), else one of their own.
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_DOMAIN_ID'] = str(
-        args.domain if args.domain is not None else 20 + os.getpid() % 60)
+    if args.domain is not None:
+        os.environ['ROS_DOMAIN_ID'] = str(args.domain)
+    elif not os.environ.get('ROS_DOMAIN_ID'):
+        os.environ['ROS_DOMAIN_ID'] = str(20 + os.getpid() % 60)
     motion = reference_motion(model, duration=args.duration)
     started = time.monotonic()
     print('dynamics_ros demo: %s (%d joints), %.0f s reference, '
@@ -122,7 +133,7 @@ def run(args):
     os.makedirs(logs, exist_ok=True)
     progress('node logs in %s/' % logs)
     recorded = TrackingDemo(urdf, model.joint_names, motion, progress,
-                            logs).run()
+                            logs, model_parameters=parameters).run()
     errors = {}
     for run_name, label in RUNS:
         times, positions, _ = recorded[run_name]
@@ -157,6 +168,11 @@ def register(subparsers):
                         help='length of the reference motion, s')
     parser.add_argument('--output', default='demo_output',
                         help='folder for tracking.png')
+    parser.add_argument('--root', help='root_link: the fixed base')
+    parser.add_argument('--tip', help='tip_link: keep the chain to this link')
+    parser.add_argument('--xacro-arg', action='append', metavar='NAME:=VALUE',
+                        help='argument of a .xacro --urdf (repeatable)')
     parser.add_argument('--domain', type=int,
-                        help='ROS_DOMAIN_ID (default: one of 20-79)')
+                        help='ROS_DOMAIN_ID (default: the environment\'s, '
+                             'else one of 20-79)')
     parser.set_defaults(run=run)

@@ -166,9 +166,15 @@ class TrackingDemo:
     """Run the PD and computed-torque runs; collect what was recorded."""
 
     def __init__(self, urdf_path, joint_names, motion, progress, log_folder,
-                 lead=1.5, timeout=60.0):
-        """Keep the settings; nothing starts before ``run``."""
+                 lead=1.5, timeout=60.0, model_parameters=None):
+        """
+        Keep the settings; nothing starts before ``run``.
+
+        ``model_parameters``: more model parameters for both nodes
+        (``root_link``, ``tip_link``, ``xacro_args``), as ROS values.
+        """
         self.urdf_path = os.path.abspath(urdf_path)
+        self.model_parameters = dict(model_parameters or {})
         self.log_folder = log_folder
         self.joint_names = list(joint_names)
         self.motion = motion
@@ -196,8 +202,8 @@ class TrackingDemo:
     def run(self):
         """Run both runs; return {run: (times, positions, efforts)}."""
         env = dict(os.environ)
-        common = {'urdf_path': self.urdf_path,
-                  'joints': '[%s]' % ','.join(self.joint_names)}
+        common = dict(self.model_parameters, urdf_path=self.urdf_path,
+                      joints='[%s]' % ','.join(self.joint_names))
         rclpy.init()
         recorder = TrackingRecorder(self.joint_names)
         executor = SingleThreadedExecutor()
