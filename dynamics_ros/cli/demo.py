@@ -173,6 +173,6 @@ def register(subparsers):
     parser.add_argument('--xacro-arg', action='append', metavar='NAME:=VALUE',
                         help='argument of a .xacro --urdf (repeatable)')
     parser.add_argument('--domain', type=int,
-                        help='ROS_DOMAIN_ID (default: the environment\'s, '
-                             'else one of 20-79)')
+                        help='ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else '
+                             'one of 20-79)')
     parser.set_defaults(run=run)
