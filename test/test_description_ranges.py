@@ -56,39 +56,39 @@ REFUSED = {
     'absurd damping': (
         arm(dynamics='<dynamics damping="1e308"/>'),
         "joint 'j1': <dynamics>: damping 1e+308 is outside the range a "
-        'robot description may give (finite, at most 1e+06 in size)'),
+        'robot model may give (finite, at most 1e+06 in size)'),
     'negative effort limit': (
         arm(limit='lower="-1" upper="1" effort="-5" velocity="1"'),
         "joint 'j1': effort limit -5 is negative"),
     'NaN effort limit': (
         arm(limit='lower="-1" upper="1" effort="nan" velocity="1"'),
         "joint 'j1': effort limit nan is outside the range a robot "
-        'description may give (a number)'),
+        'model may give (a number)'),
     'NaN velocity limit': (
         arm(limit='lower="-1" upper="1" effort="1" velocity="nan"'),
         "joint 'j1': velocity limit nan is outside the range a robot "
-        'description may give (a number)'),
+        'model may give (a number)'),
     'absurd mass': (
         arm(mass='1e308'),
-        "link 'l1': mass 1e+308 is outside the range a robot description "
+        "link 'l1': mass 1e+308 is outside the range a robot model "
         'may give (finite, at most 1e+06 in size)'),
     'absurd inertia': (
         arm(ixx='1e300'),
         "link 'l1': inertia 1e+300, 0, 0, 0.1, 0, 0.1 is outside the range "
-        'a robot description may give (finite, at most 1e+06 in size)'),
+        'a robot model may give (finite, at most 1e+06 in size)'),
     'absurd origin': (
         arm(origin='0 0 1e300'),
         "joint 'j1' origin: length 0, 0, 1e+300 is outside the range a "
-        'robot description may give (finite, at most 1000 in size)'),
+        'robot model may give (finite, at most 1000 in size)'),
     'absurd centre of mass': (
         arm(com='1e9 0 0'),
         "link 'l1': inertial origin: length 1e+09, 0, 0 is outside the "
-        'range a robot description may give (finite, at most 1000 in '
+        'range a robot model may give (finite, at most 1000 in '
         'size)'),
     'absurd mimic multiplier': (
         arm(mimic='<mimic joint="j1" multiplier="1e9"/>'),
         "joint 'j2': mimic: mimic multiplier 1e+09 is outside the range a "
-        'robot description may give (finite, at most 1000 in size)'),
+        'robot model may give (finite, at most 1000 in size)'),
 }
 
 
@@ -105,7 +105,7 @@ def test_refused_with_the_value_and_the_range(case):
     ('abc', "gravity must be 3 finite numbers, got 'abc'"),
     ([0.0, 0.0], 'gravity must be 3 finite numbers, got [0.0, 0.0]'),
     ([1e308] * 3, 'load_urdf: gravity 1e+308, 1e+308, 1e+308 is outside '
-                  'the range a robot description may give (finite, at most '
+                  'the range a robot model may give (finite, at most '
                   '1000 in size)'),
 ])
 def test_gravity_is_refused_by_model_error(gravity, message):
@@ -126,3 +126,16 @@ def test_sdf_style_huge_limits_mean_no_limit():
     limited = dr.load_urdf(arm())
     assert np.all(limited.effort_limit == 10.0)
     assert np.all(limited.upper_limit == 1.0)
+
+
+def test_payloads_are_held_to_the_same_ranges():
+    """A 1e308 kg payload is refused as a link of that mass would be."""
+    model = dr.load_urdf(arm())
+    with pytest.raises(dr.ModelError) as raised:
+        dr.add_payload(model, 1e308, [0, 0, 0], [0.1, 0, 0, 0.1, 0, 0.1])
+    assert str(raised.value) == (
+        'payload: mass 1e+308 is outside the range a robot model may give '
+        '(finite, at most 1e+06 in size)')
+    with pytest.raises(dr.ModelError, match='payload com: length 0, 0, '
+                                            '1e\\+300 is outside'):
+        dr.add_payload(model, 1.0, [0, 0, 1e300], [0.1, 0, 0, 0.1, 0, 0.1])

@@ -30,6 +30,7 @@ same coupling.
 import numpy as np
 
 from .mimic_model import MimicModel
+from .ranges import within
 from ..errors import ModelError
 
 
@@ -67,6 +68,10 @@ def check_payload(mass, com, inertia):
     if not np.all(np.isfinite(inertia)):
         raise ModelError('payload inertia must be finite, got %r'
                          % (inertia.tolist(),))
+    # The same ranges as a URDF's links: 1e308 kg overflows later.
+    within(mass, 'mass', 'payload')
+    within(com, 'length', 'payload com')
+    within(inertia, 'inertia', 'payload')
     scale = max(float(np.max(np.abs(inertia))), 1e-300)
     tolerance = 1e-12 * scale
     if np.max(np.abs(inertia - inertia.T)) > tolerance:

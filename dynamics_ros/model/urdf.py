@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 
 from .mimic_model import MimicModel
+from .ranges import LIMITS, within
 from .robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .urdf_xml import all_finite, parse_document, read_robot, \
     xacro_elements
@@ -55,36 +56,6 @@ UNSUPPORTED = {
 # the model, whichever is larger: -3.5e-8 kg m^2 on a 1 mg placeholder link
 # is nothing next to a 1 kg m^2 base.
 INERTIA_TOLERANCE = 1e-6
-# What a robot description may say, per quantity (SI units).  Beyond these a
-# number is a typo or a placeholder (1e308, 1e30 "infinite" damping) that
-# overflows later in the dynamics, so it is refused where it is read.
-LIMITS = {
-    'mass': 1e6,                 # kg: a large excavator arm is 1e4
-    'inertia': 1e6,              # kg m^2
-    'length': 1e3,               # m: origins and centres of mass
-    'damping': 1e6,              # N m s/rad (N s/m)
-    'friction': 1e6,             # N m (N)
-    # Joint limits of this size or more mean "no limit" (SDF's 1e16).
-    'no limit': 1e15,
-    'effort limit': np.inf,      # N m or N, but not negative or NaN
-    'velocity limit': np.inf,    # rad/s or m/s, likewise
-    'mimic multiplier': 1e3,
-    'mimic offset': 1e6,         # rad or m
-    'gravity': 1e3,              # m/s^2 (100 g)
-}
-
-
-def within(value, quantity, what, lowest=None):
-    """Refuse a number outside ``LIMITS[quantity]`` (and below ``lowest``)."""
-    bound = LIMITS[quantity]
-    shown = ', '.join('%g' % v for v in np.ravel(value))
-    if np.any(np.isnan(value)) or np.any(np.abs(value) > bound):
-        raise ModelError('%s: %s %s is outside the range a robot description '
-                         'may give (%s)' % (
-                             what, quantity, shown, 'a number' if bound ==
-                             np.inf else 'finite, at most %g in size' % bound))
-    if lowest is not None and np.any(np.asarray(value) < lowest):
-        raise ModelError('%s: %s %s is negative' % (what, quantity, shown))
 
 
 def _read_text(source, xacro_args):
