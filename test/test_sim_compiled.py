@@ -26,6 +26,8 @@ Also the serialized messages simulator_node publishes: they must read back
 as the JointState and Clock it published before.
 """
 
+import os
+
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros import fast
@@ -33,7 +35,7 @@ from dynamics_ros.sim import compiled_step
 from dynamics_ros.sim.controllers import default_gains, JointCommands
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
-from oracle import example_arm_xml
+from oracle import example_arm_xml, robots_directory
 import pytest
 from urdf_factory import random_urdf
 
@@ -252,3 +254,41 @@ def test_a_kernel_that_fails_to_load_leaves_the_python_step(
         simulator.step(np.ones(7))
     assert compiled.compiled is None
     assert_same_state(compiled, python)
+
+
+def assert_near_state(compiled, python, tolerance=1e-12):
+    """Assert both simulators agree to rounding (a Cholesky vs an LU)."""
+    assert compiled.t == python.t
+    for field in ('z', 'zd', 'applied_effort'):
+        a, b = getattr(compiled, field), getattr(python, field)
+        scale = max(1.0, np.max(np.abs(b)))
+        assert np.max(np.abs(a - b)) <= tolerance * scale, \
+            '%s differs by %g' % (field, np.max(np.abs(a - b)))
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_stiff_damping_is_solved_in_the_kernel_as_in_python(integrator):
+    # xArm7's wrist damping is stiff (implicit); without its Coulomb
+    # friction the steps end in the kernel's solve (DONE), and with a
+    # position PID whose dampers are handed over too.  The kernel's
+    # Cholesky against numpy's inverse: equal to rounding.
+    model = dr.load_urdf(os.path.join(robots_directory(), 'xarm_description',
+                                      'urdf', 'xarm7.urdf'))
+    model.friction = np.zeros(model.nq)
+    q0 = np.full(model.nq, 0.3)
+    compiled, python = twins(model, integrator, q0=q0)
+    assert compiled.implicit
+    controllers = []
+    for simulator in (compiled, python):
+        commands = JointCommands(model, *default_gains(model, q0))
+        simulator.hand_over(commands, warn=False)
+        commands.command_position(q0 + 0.4)
+        controllers.append(commands)
+    for _ in range(STEPS):
+        for simulator, commands in zip((compiled, python), controllers):
+            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
+                                    simulator.dt), commands.damping)
+        assert_near_state(compiled, python)
+    kernel = compiled.compiled.kernel
+    assert kernel.DONE in compiled.compiled.statuses
+    assert np.all(np.abs(compiled.q - q0) > 1e-3)

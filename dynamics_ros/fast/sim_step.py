@@ -23,15 +23,26 @@ the integrator's vector arithmetic, instead of a dozen numpy calls each.
 The arithmetic is that of ``sim.integrators`` and ``sim.joint_effects``
 operation for operation, so the results are the same numbers.
 
+Stiff damping (sim/simulator.py: the joints' and the PID dampers handed
+over, integrated implicitly) is finished here too on the steps where no
+friction or limit acts: M(q) by the CRBA pass of ``crba.crba_sample``, dt D
+added to its diagonal, and (M + dt D) dqd = dt (pull - D qd) solved by
+Cholesky (``cholesky``), which is the Python step's solve in other
+arithmetic (np.linalg.inv there): the same numbers to rounding, about
+1e-15 relative, not bit for bit.
+
 What is left to the Python step: the friction and limit impulses (only on
-the steps where they act, the kernel says which), the wrap of continuous
-joints, and the error messages.
+the steps where they act, the kernel says which; with stiff damping the
+Python step then also solves for it), the wrap of continuous joints, and
+the error messages.
 """
 
 import numpy as np
 
 from .aba import aba_sample
+from .cholesky import cholesky, cholesky_solve_vector
 from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
+from .crba import crba_sample
 
 # Rows of the joint table (``joint_table``).
 EFFORT_LIMIT = 0
@@ -65,7 +76,8 @@ K1V = 5
 K2V = 6
 K3V = 7
 K4V = 8
-STAGE_ROWS = 9
+SOLVE = 9           # the velocity change of the implicit damping
+STAGE_ROWS = 10
 
 
 def joint_table(model, damping=None):
@@ -88,6 +100,11 @@ def joint_table(model, damping=None):
 def stage_scratch(model):
     """Return the scratch rows ``fixed_step`` needs for ``model``."""
     return np.zeros((STAGE_ROWS, model.nq))
+
+
+def solve_scratch(model):
+    """Return the scratch (M, CRBA columns) of the implicit damping."""
+    return np.zeros((model.nq, model.nq)), np.zeros((12, model.nq))
 
 
 @compiled
@@ -190,26 +207,64 @@ def end_of_step(joints, q, qd):
     return DONE
 
 
+@compiled
+def implicit_damping(table, work, joints, dt, stiff, pull, share, q, qd,
+                     change, mass, columns):
+    """
+    Add the implicit damping's velocity change to (q, qd); return a status.
+
+    Simulator._constrain on a step without impulses: (M(q) + dt D) dqd =
+    dt (pull - D qd) with D = ``stiff``, qd += dqd, q += share dt dqd.
+    CONSTRAIN, with (q, qd) untouched, where the Python step has to take
+    over: M + dt D not positive definite (NaN), or the change carrying a
+    joint onto a limit.
+    """
+    n = q.shape[0]
+    crba_sample(table, q, mass, work, columns)
+    for i in range(n):
+        mass[i, i] += dt * stiff[i]
+    if not cholesky(mass):
+        return CONSTRAIN
+    for i in range(n):
+        change[i] = dt * (pull[i] - stiff[i] * qd[i])
+    cholesky_solve_vector(mass, change)
+    for i in range(n):
+        moved = q[i] + share * dt * change[i]
+        if moved >= joints[UPPER_LIMIT, i] or moved <= joints[LOWER_LIMIT, i]:
+            return CONSTRAIN
+    for i in range(n):
+        q[i] += share * dt * change[i]
+        qd[i] += change[i]
+    return DONE
+
+
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR)
+        VECTOR, 'boolean', INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
+        MATRIX)
 def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
-               stages, applied, z_next, zd_next):
+               stages, applied, z_next, zd_next, implicit, stiff, pull,
+               share, mass, columns):
     """
     Integrate one step of ``dt`` under ``effort``; return a status above.
 
     ``table``, ``work``: the packed model (packing.packed); ``joints``: its
     ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
-    whether any joint has viscous damping; ``stages``: ``stage_scratch``.
-    Writes the saturated effort to ``applied`` and the integrated state to
-    ``z_next``, ``zd_next``.
+    whether any joint has explicit viscous damping; ``stages``:
+    ``stage_scratch``.  With ``implicit``, the damping ``stiff`` toward
+    ``pull`` (``implicit_damping``, positions moved by ``share`` of the
+    velocity change; ``mass``, ``columns``: ``solve_scratch``).  Writes the
+    saturated effort to ``applied`` and the integrated state to ``z_next``,
+    ``zd_next``.
     """
     n = table.shape[0] - 1
     if not (z.size == zd.size == effort.size == applied.size
             == z_next.size == zd_next.size == joints.shape[1] == n
             and joints.shape[0] == JOINT_ROWS
             and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
-            and work.shape[0] == n + 2):
+            and work.shape[0] == n + 2 and stiff.size == pull.size == n
+            and mass.shape[0] == mass.shape[1] == n
+            and columns.shape[0] == 12 and columns.shape[1] == n):
         return BAD_SHAPES
     # As Simulator._vector: one sum is finite exactly when every term is.
     total = 0.0
@@ -231,4 +286,11 @@ def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
     else:
         semi_implicit_euler(table, work, joints, damped, dt, z, zd, applied,
                             stages, z_next, zd_next)
+    status = end_of_step(joints, z_next, zd_next)
+    if not implicit or status != DONE:
+        return status
+    status = implicit_damping(table, work, joints, dt, stiff, pull, share,
+                              z_next, zd_next, stages[SOLVE], mass, columns)
+    if status != DONE:
+        return status
     return end_of_step(joints, z_next, zd_next)

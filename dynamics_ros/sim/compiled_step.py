@@ -22,9 +22,9 @@ is used for a RobotModel (not a FlexibleModel or a MimicModel) with ``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
 (``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
 still end in the Python impulse code.  The kernel integrates the explicit
-part of the damping only (``set_damping``); a model with stiff damping
-(integrated implicitly, see simulator.py) ends every step in that Python
-code, which solves for the implicit damping with the impulses.
+part of the damping (``set_damping``) and, on the steps without
+impulses, the implicit solve of the stiff damping (simulator.py); where
+impulses act, the Python code solves for both together.
 """
 
 import importlib
@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from .integrators import FIXED_STEP
+from .integrators import FIXED_STEP, POSITION_SHARE
 from .. import fast
 from ..fast.packing import packed
 from ..model.robot_model import PACKED_MODEL, RobotModel
@@ -87,6 +87,8 @@ class CompiledStep:
             return False
         self.method = self.kernel.INTEGRATOR_CODES[self.integrator_name]
         self.stages = self.kernel.stage_scratch(self.model)
+        self.mass, self.columns = self.kernel.solve_scratch(self.model)
+        self.share = POSITION_SHARE[self.integrator_name]
         return True
 
     def refresh(self):
@@ -94,8 +96,13 @@ class CompiledStep:
         self.pack = packed(self.model)
         self.joints = self.kernel.joint_table(self.model, self.damping)
 
-    def __call__(self, z, zd, effort, dt):
-        """Integrate from (z, zd) under the held ``effort`` over ``dt``."""
+    def __call__(self, z, zd, effort, dt, stiff=None, pull=None):
+        """
+        Integrate from (z, zd) under the held ``effort`` over ``dt``.
+
+        ``stiff``, ``pull``: the implicit damping of the step, D and the
+        force D qd_ref it pulls toward (Simulator._constrain), or None.
+        """
         if self.kernel is None and not self.load():
             return None
         pack = self.pack
@@ -104,9 +111,13 @@ class CompiledStep:
             pack = self.pack
         table, work, n = pack
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
+        implicit = stiff is not None
+        if not implicit:
+            stiff = pull = applied   # not read
         status = self.kernel.fixed_step(
             table, work, self.joints, self.method, self.damped, dt, z, zd,
-            effort, self.stages, applied, z_next, zd_next)
+            effort, self.stages, applied, z_next, zd_next, implicit, stiff,
+            pull, self.share, self.mass, self.columns)
         return status, applied, z_next, zd_next
 
 

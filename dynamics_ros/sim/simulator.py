@@ -87,6 +87,7 @@ import warnings
 import numpy as np
 
 from .compiled_step import compiled_step
+from .controllers import PidGains
 from .integrators import integrator, POSITION_SHARE
 from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
@@ -357,10 +358,10 @@ class Simulator:
 
         The largest decay rate of the explicit damping (eigenvalue of
         M^-1 D over the sampled configurations), and with controller gains
-        (controllers.PidGains) the position loop's natural frequency
-        sqrt(kp (M^-1)_ii), the dampers a JointCommands keeps explicit
-        (position kd, velocity kp below STIFF_DAMPING), and a velocity kd
-        above the joint's inertia (its finite difference then amplifies
+        (controllers.PidGains, as they act in the held effort: zero where a
+        damper is handed over) the position loop's natural frequency
+        sqrt(kp (M^-1)_ii), its damper kd, the velocity loop's kp, and a
+        velocity kd above the joint's inertia (its finite difference then amplifies
         every step).  ``joint`` names the joint, or None for a coupled mode.
         """
         rates = {}
@@ -382,13 +383,9 @@ class Simulator:
         if position_gains is not None:
             worst('position PID kp (dt * sqrt(kp / inertia))',
                   self.dt * np.sqrt(position_gains.p * inverse))
-            kept = np.where(self.stiff_joints(position_gains.d), 0.0,
-                            position_gains.d)
-            worst('position PID kd', self.dt * kept * inverse)
+            worst('position PID kd', self.dt * position_gains.d * inverse)
         if velocity_gains is not None:
-            kept = np.where(self.stiff_joints(velocity_gains.p), 0.0,
-                            velocity_gains.p)
-            worst('velocity PID kp', self.dt * kept * inverse)
+            worst('velocity PID kp', self.dt * velocity_gains.p * inverse)
             # e_k - e_(k-1) = -(qd_k - qd_(k-1)): kd / dt of acceleration
             # feedback, unstable once kd exceeds the inertia (x 2 against
             # the limit so that it warns at kd / inertia = 1).
@@ -408,11 +405,17 @@ class Simulator:
         """
         position = commands.position_pid.gains
         velocity = commands.velocity_pid.gains
-        commands.hand_over_damping(self.stiff_joints(position.d),
-                                   self.stiff_joints(velocity.p))
+        position_stiff = self.stiff_joints(position.d)
+        velocity_stiff = self.stiff_joints(velocity.p)
+        commands.hand_over_damping(position_stiff, velocity_stiff)
         if not warn or self.integrator_name not in STABILITY_LIMIT:
             return []
-        return self.check_step(position, velocity, stacklevel=3)
+        # What stays in the held effort, explicit.
+        return self.check_step(
+            PidGains(p=position.p, i=position.i,
+                     d=np.where(position_stiff, 0.0, position.d)),
+            PidGains(p=np.where(velocity_stiff, 0.0, velocity.p),
+                     i=velocity.i, d=velocity.d), stacklevel=3)
 
     @property
     def stability_limit(self):
@@ -600,7 +603,15 @@ class Simulator:
         if not (held.__class__ is np.ndarray and held.dtype == float
                 and held.ndim == 1):
             held = self._vector(effort, 'effort')
-        result = self.compiled(self.z, self.zd, held, self.dt)
+        if damping is not None:
+            result = self.compiled(self.z, self.zd, held, self.dt,
+                                   self.implicit_damping + damping[0],
+                                   damping[1])
+        elif self.implicit:
+            result = self.compiled(self.z, self.zd, held, self.dt,
+                                   self.implicit_damping, self.no_effort)
+        else:
+            result = self.compiled(self.z, self.zd, held, self.dt)
         if result is None:   # the kernel failed to load: Python from now
             self.compiled = None
             return False
@@ -612,12 +623,9 @@ class Simulator:
             return False
         t = self.t
         self.applied_effort = applied
-        finite = status == kernel.DONE
-        if status == kernel.CONSTRAIN or (finite and (
-                self.implicit or damping is not None)):
+        if status == kernel.CONSTRAIN:
             z, zd = self._constrain(self.z, self.zd, z, zd, damping)
-            finite = False
-        self._finish(t, z, zd, finite=finite)
+        self._finish(t, z, zd, finite=status == kernel.DONE)
         return True
 
     def _finish(self, t, z, zd, finite=False):
