@@ -155,6 +155,10 @@ class InverseDynamicsNode(Node):
         self.trajectory = None
         self.held_position = None
         self.last_state = None
+        # Set before anything can raise: destroy_node runs on a node that
+        # failed to start too (rclpy destroys it at shutdown).
+        self.state_subscription = None
+        self.trajectory_subscriptions = []
         self.declare_parameter('mode', 'gravity', ParameterDescriptor(
             description='gravity | inverse_dynamics | computed_torque'))
         self.declare_parameter('kp', [100.0], ParameterDescriptor(
@@ -297,7 +301,10 @@ class InverseDynamicsNode(Node):
         """Stop the input threads, then destroy the node."""
         for subscription in [self.state_subscription] + \
                 self.trajectory_subscriptions:
-            subscription.destroy()
+            if subscription is not None:
+                subscription.destroy()
+        self.state_subscription = None
+        self.trajectory_subscriptions = []
         return super().destroy_node()
 
     # -- inputs -----------------------------------------------------------

@@ -110,6 +110,7 @@ class LinearizationNode(Node):
         self.joint_names = None
         self.state = None
         self.command = None
+        self.state_subscription = None  # destroy_node may run on a failed
         self.declare_parameter('rate', 10.0, ParameterDescriptor(
             description='publication rate of A and B, Hz'))
         self.declare_parameter('discrete_dt', 0.0, ParameterDescriptor(
@@ -172,7 +173,9 @@ class LinearizationNode(Node):
 
     def destroy_node(self):
         """Stop the joint_states thread, then destroy the node."""
-        self.state_subscription.destroy()
+        if self.state_subscription is not None:
+            self.state_subscription.destroy()
+            self.state_subscription = None
         return super().destroy_node()
 
     def on_joint_state(self, msg):
