@@ -141,6 +141,21 @@ def test_gravity_and_joints_change_at_run_time(ros):
     assert all(r.successful for r in results)
 
 
+def test_wrong_descriptions_are_refused_by_name_not_echoed(ros):
+    """Run-time sets: a secret file's text never reaches the reply."""
+    bad = ros.set_parameters(NODE, urdf_path='/etc/passwd')
+    assert not bad[0].successful
+    assert "'/etc/passwd' is not XML" in bad[0].reason
+    assert 'root:' not in bad[0].reason
+    twice = TWO_LINK.replace('<joint name="elbow"', '<joint name="shoulder"')
+    bad = ros.set_parameters(NODE, robot_description=twice)
+    assert not bad[0].successful
+    assert "joint 'shoulder' is defined twice" in bad[0].reason
+    q = np.array([0.3, -0.2])
+    names, tau = torques(ros, ['shoulder', 'elbow'], q)
+    assert_close(tau, two_link_gravity(q), what='the model kept')
+
+
 def test_a_new_robot_replaces_the_model(ros):
     # A joints order set for the old robot would not fit the new one.
     unset = Parameter('joints', Parameter.Type.STRING_ARRAY, [])
