@@ -36,7 +36,7 @@ MAX_SCALE = 1e3
 
 
 def check_scale(scale):
-    """Return a reason unless 0 < ``scale`` <= MAX_SCALE (finite), else None."""
+    """Return a reason unless 0 < ``scale`` <= MAX_SCALE, else None."""
     try:
         value = float(scale)
     except (TypeError, ValueError):
