@@ -16,13 +16,15 @@
 Start dynamics_ros nodes as processes and talk to them over DDS.
 
 Every process and the test's own rclpy context use one ``ROS_DOMAIN_ID``
-(one per test module, 100-140 for the node tests) with
+(one per test module, reserved for this run by ``reserve_domain_id``) with
 ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so no traffic leaves the
-loopback interface and modules do not hear each other.  Waits poll for a
+loopback interface, modules do not hear each other, and two test runs on
+one machine (two checkouts, a developer and CI) do not either.  Waits poll for a
 condition (discovery, a matching message) up to a generous timeout; no test
 depends on how fast anything is.
 """
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -43,6 +45,41 @@ TIMEOUT = 60.0  # an upper bound for slow, loaded machines; waits end early
 WARN = 30
 
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+
+
+# Domain ids 1-101 map to ports that DDS can use on any Linux host (ROS 2
+# "The ROS_DOMAIN_ID": 0-101 are safe with the default ephemeral range);
+# 0 is every untouched ROS 2 install's default, so it is left alone.
+DOMAIN_IDS = range(1, 102)
+LOCK_FOLDER = os.path.join(tempfile.gettempdir(), 'dynamics_ros_domains')
+_held = {}
+
+
+def reserve_domain_id(purpose='test'):
+    """
+    Return a ROS_DOMAIN_ID no other process of any run holds; keep it.
+
+    Each id is an exclusive lock on a file: the first free one is taken and
+    held until this process ends (the kernel drops the lock then, even
+    after a crash), so concurrent runs and modules get different ids
+    without a shared constant.  ``purpose`` names the holder in the file.
+    """
+    os.makedirs(LOCK_FOLDER, exist_ok=True)
+    for domain_id in DOMAIN_IDS:
+        if domain_id in _held:
+            continue
+        stream = open(os.path.join(LOCK_FOLDER, '%d.lock' % domain_id), 'w')
+        try:
+            fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            stream.close()
+            continue
+        stream.write('%d %s\n' % (os.getpid(), purpose))
+        stream.flush()
+        _held[domain_id] = stream
+        return domain_id
+    raise RuntimeError('every ROS_DOMAIN_ID in %s is held by another test '
+                       'run (locks in %s)' % (DOMAIN_IDS, LOCK_FOLDER))
 
 
 def node_environment(domain_id):

@@ -43,11 +43,14 @@ from launch_standins import load_launch_file, load_parameter_file, Node, \
     parameter_sources, parameters_reaching, ParameterValue, Recorder, \
     Substitution
 import pytest
+from ros_harness import reserve_domain_id
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAUNCH_FILES = sorted(glob(os.path.join(ROOT, 'launch', '*.launch.py')))
 SHARES = {'dynamics_ros': ROOT}
+# Nodes created in this process to read their interfaces stay apart.
+LAUNCH_DOMAIN_ID = reserve_domain_id(__name__)
 VARIANTS = {
     'simulation.launch.py': [{}, {'mode': 'gravity', 'namespace': 'arm',
                                   'use_sim_time': 'false'}],
@@ -68,7 +71,7 @@ def console_scripts():
 def node_interfaces():
     """Create every node of ours once; record its parameters and topics."""
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_DOMAIN_ID'] = '61'
+    os.environ['ROS_DOMAIN_ID'] = str(LAUNCH_DOMAIN_ID)
     import rclpy
     from rclpy.node import Node
     context = rclpy.Context()
@@ -359,7 +362,7 @@ def rclpy_overrides(files, fqn):
     import rclpy
     from rclpy.node import Node
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    os.environ['ROS_DOMAIN_ID'] = '61'
+    os.environ['ROS_DOMAIN_ID'] = str(LAUNCH_DOMAIN_ID)
     namespace, name = fqn.rsplit('/', 1)
     arguments = ['--ros-args']
     for file_name in files:

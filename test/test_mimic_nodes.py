@@ -24,7 +24,7 @@ for the 8 independent joints and equal the library's on the MimicModel;
 the simulator publishes all 9 joints, the fingers together, and an effort
 on finger_joint1 moves both.  A command or trajectory addressing the mimic
 joint is dropped with a warning that names it.  Each node runs in its own
-domain (171-173).
+domain, reserved for the run (``ros_harness.reserve_domain_id``).
 """
 
 import os
@@ -39,12 +39,14 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from ros_harness import all_finite, NodeProcess, RosTester
+from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
+    RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-DOMAIN_ID = 171
+ID_DOMAIN, LIN_DOMAIN, SIM_DOMAIN = (reserve_domain_id(__name__)
+                                     for _ in range(3))
 PATH = os.path.join(robots_directory(), 'panda_description', 'urdf',
                     'panda.urdf')
 with open(PATH, encoding='utf-8') as stream:
@@ -127,9 +129,9 @@ ID_NODE = 'inverse_dynamics_node'
 @pytest.fixture(scope='module')
 def inverse():
     """Run the inverse dynamics node on the whole Panda with hand."""
-    node = NodeProcess(ID_NODE, DOMAIN_ID, {
+    node = NodeProcess(ID_NODE, ID_DOMAIN, {
         'robot_description': XML, 'joints': JOINTS, 'mode': 'gravity'})
-    tester = RosTester(DOMAIN_ID)
+    tester = RosTester(ID_DOMAIN)
     tester.states = tester.publisher(JointState, 'joint_states')
     tester.trajectories = tester.publisher(JointTrajectory,
                                            'joint_trajectory')
@@ -214,9 +216,9 @@ LIN_NODE = 'linearization_node'
 @pytest.fixture(scope='module')
 def linear():
     """Run the linearization node on the whole Panda with hand."""
-    node = NodeProcess(LIN_NODE, DOMAIN_ID + 1, {
+    node = NodeProcess(LIN_NODE, LIN_DOMAIN, {
         'urdf_path': PATH, 'joints': JOINTS, 'rate': 20.0})
-    tester = RosTester(DOMAIN_ID + 1)
+    tester = RosTester(LIN_DOMAIN)
     tester.states = tester.publisher(JointState, 'joint_states')
     tester.commands = tester.publisher(Float64MultiArray, 'effort_commands')
     tester.a = tester.collector(Float64MultiArray, 'state_space/A')
@@ -280,12 +282,12 @@ DT = 1e-3
 def simulated():
     """Run the simulator without gravity: the arm rests, the hand moves."""
     initial = dict(zip(MODEL.joint_names, ARM_POSE + [0.02]))
-    node = NodeProcess(SIM_NODE, DOMAIN_ID + 2, {
+    node = NodeProcess(SIM_NODE, SIM_DOMAIN, {
         'robot_description': XML, 'joints': JOINTS, 'rate': 1.0 / DT,
         'gravity': [0.0, 0.0, 0.0], 'real_time_factor': 2.0,
         'publish_rate': 200.0,
         'initial_positions': [initial[name] for name in JOINTS]})
-    tester = RosTester(DOMAIN_ID + 2)
+    tester = RosTester(SIM_DOMAIN)
     tester.efforts = tester.publisher(Float64MultiArray,
                                       '/effort_controller/commands')
     tester.trajectories = tester.publisher(

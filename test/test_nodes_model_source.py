@@ -32,13 +32,14 @@ import oracle
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import all_finite, NodeProcess, RosTester
+from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
+    RosTester
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-DOMAIN_ID = 103
-STARTUP_DOMAIN_ID = 105  # a node that must exit at once
+DOMAIN_ID = reserve_domain_id(__name__)
+STARTUP_DOMAIN_ID = reserve_domain_id(__name__)  # nodes that exit at once
 NAMESPACE = '/arm'
 NODE = 'arm/inverse_dynamics_node'
 LOGGER = 'arm.inverse_dynamics_node'

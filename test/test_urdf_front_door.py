@@ -641,21 +641,21 @@ def test_same_model_tells_mimic_coupling_apart():
 
 # --- a node: .xacro urdf_path, and a republished robot kept --------------
 
-NODE_DOMAIN_ID = 118
 NODE_LOGGER = 'inverse_dynamics_node'
 INFO = 20  # /rosout level of the node's model logs
 
 
 def test_node_expands_xacro_and_keeps_a_republished_robot(xacro_workspace):
     """urdf_path=.xacro with xacro_args; the same robot again: no rebuild."""
-    from ros_harness import NodeProcess, RosTester
+    from ros_harness import NodeProcess, reserve_domain_id, RosTester
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
 
-    node = NodeProcess('inverse_dynamics_node', NODE_DOMAIN_ID, {
+    domain_id = reserve_domain_id(__name__)
+    node = NodeProcess('inverse_dynamics_node', domain_id, {
         'urdf_path': str(xacro_workspace), 'xacro_args': ['tip_mass:=2.5']})
-    ros = RosTester(NODE_DOMAIN_ID)
+    ros = RosTester(domain_id)
     try:
         states = ros.publisher(JointState, 'joint_states')
         description = ros.publisher(String, 'robot_description', QoSProfile(
