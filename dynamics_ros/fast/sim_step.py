@@ -26,7 +26,8 @@ operation for operation, so the results are the same numbers.
 Stiff damping (sim/simulator.py: the joints' and the PID dampers handed
 over, integrated implicitly) is finished here too on the steps where no
 friction or limit acts: M(q) by the CRBA pass of ``crba.crba_sample``, dt D
-added to its diagonal, and (M + dt D) dqd = dt (pull - D qd) solved by
+added to its diagonal, and (M + dt D) dqd = dt (gains reference - D qd)
+solved by
 Cholesky (``cholesky``), which is the Python step's solve in other
 arithmetic (np.linalg.inv there): the same numbers to rounding, about
 1e-15 relative, not bit for bit.
@@ -208,25 +209,27 @@ def end_of_step(joints, q, qd):
 
 
 @compiled
-def implicit_damping(table, work, joints, dt, stiff, pull, share, q, qd,
-                     change, mass, columns):
+def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
+                     q, qd, change, mass, columns):
     """
     Add the implicit damping's velocity change to (q, qd); return a status.
 
-    Simulator._constrain on a step without impulses: (M(q) + dt D) dqd =
-    dt (pull - D qd) with D = ``stiff``, qd += dqd, q += share dt dqd.
-    CONSTRAIN, with (q, qd) untouched, where the Python step has to take
-    over: M + dt D not positive definite (NaN), or the change carrying a
-    joint onto a limit.
+    Simulator._constrain on a step without impulses: with D = ``stiff`` +
+    ``gains`` (the joints' stiff damping and the controller's dampers),
+    (M(q) + dt D) dqd = dt (gains reference - D qd), qd += dqd,
+    q += share dt dqd.  CONSTRAIN, with (q, qd) untouched, where the Python
+    step has to take over: M + dt D not positive definite (NaN), or the
+    change carrying a joint onto a limit.
     """
     n = q.shape[0]
     crba_sample(table, q, mass, work, columns)
     for i in range(n):
-        mass[i, i] += dt * stiff[i]
+        mass[i, i] += dt * (stiff[i] + gains[i])
     if not cholesky(mass):
         return CONSTRAIN
     for i in range(n):
-        change[i] = dt * (pull[i] - stiff[i] * qd[i])
+        damping = stiff[i] + gains[i]
+        change[i] = dt * (gains[i] * reference[i] - damping * qd[i])
     cholesky_solve_vector(mass, change)
     for i in range(n):
         moved = q[i] + share * dt * change[i]
@@ -240,20 +243,22 @@ def implicit_damping(table, work, joints, dt, stiff, pull, share, q, qd,
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR, 'boolean', INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
-        MATRIX)
+        VECTOR, 'boolean', INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        'float64', MATRIX, MATRIX)
 def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
-               stages, applied, z_next, zd_next, implicit, stiff, pull,
-               share, mass, columns):
+               stages, applied, z_next, zd_next, implicit, stiff, gains,
+               reference, share, mass, columns):
     """
     Integrate one step of ``dt`` under ``effort``; return a status above.
 
     ``table``, ``work``: the packed model (packing.packed); ``joints``: its
     ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
     whether any joint has explicit viscous damping; ``stages``:
-    ``stage_scratch``.  With ``implicit``, the damping ``stiff`` toward
-    ``pull`` (``implicit_damping``, positions moved by ``share`` of the
-    velocity change; ``mass``, ``columns``: ``solve_scratch``).  Writes the
+    ``stage_scratch``.  With ``implicit``, the joints' damping ``stiff``
+    and the controller's dampers ``gains`` toward ``reference`` velocities
+    integrated implicitly (``implicit_damping``, positions moved by
+    ``share`` of the velocity change; ``mass``, ``columns``:
+    ``solve_scratch``).  Writes the
     saturated effort to ``applied`` and the integrated state to ``z_next``,
     ``zd_next``.
     """
@@ -262,7 +267,8 @@ def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
             == z_next.size == zd_next.size == joints.shape[1] == n
             and joints.shape[0] == JOINT_ROWS
             and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
-            and work.shape[0] == n + 2 and stiff.size == pull.size == n
+            and work.shape[0] == n + 2
+            and stiff.size == gains.size == reference.size == n
             and mass.shape[0] == mass.shape[1] == n
             and columns.shape[0] == 12 and columns.shape[1] == n):
         return BAD_SHAPES
@@ -289,8 +295,9 @@ def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
     status = end_of_step(joints, z_next, zd_next)
     if not implicit or status != DONE:
         return status
-    status = implicit_damping(table, work, joints, dt, stiff, pull, share,
-                              z_next, zd_next, stages[SOLVE], mass, columns)
+    status = implicit_damping(table, work, joints, dt, stiff, gains,
+                              reference, share, z_next, zd_next,
+                              stages[SOLVE], mass, columns)
     if status != DONE:
         return status
     return end_of_step(joints, z_next, zd_next)

@@ -96,12 +96,14 @@ class CompiledStep:
         self.pack = packed(self.model)
         self.joints = self.kernel.joint_table(self.model, self.damping)
 
-    def __call__(self, z, zd, effort, dt, stiff=None, pull=None):
+    def __call__(self, z, zd, effort, dt, stiff=None, gains=None,
+                 reference=None):
         """
         Integrate from (z, zd) under the held ``effort`` over ``dt``.
 
-        ``stiff``, ``pull``: the implicit damping of the step, D and the
-        force D qd_ref it pulls toward (Simulator._constrain), or None.
+        ``stiff``: the joints' damping integrated implicitly, and the
+        controller's dampers ``gains`` toward ``reference`` velocities
+        (Simulator._constrain); None: no implicit damping.
         """
         if self.kernel is None and not self.load():
             return None
@@ -113,11 +115,11 @@ class CompiledStep:
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
         implicit = stiff is not None
         if not implicit:
-            stiff = pull = applied   # not read
+            stiff = gains = reference = applied   # not read
         status = self.kernel.fixed_step(
             table, work, self.joints, self.method, self.damped, dt, z, zd,
             effort, self.stages, applied, z_next, zd_next, implicit, stiff,
-            pull, self.share, self.mass, self.columns)
+            gains, reference, self.share, self.mass, self.columns)
         return status, applied, z_next, zd_next
 
 

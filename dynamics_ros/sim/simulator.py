@@ -583,12 +583,14 @@ class Simulator:
         self._finish(t, z, zd)
 
     def _controller_damping(self, damping):
-        """Return (gains, gains * reference) of a controller damper."""
+        """Return (gains, reference) of a controller damper as arrays."""
         gains, reference = damping
-        gains = np.asarray(gains, dtype=float)
-        if not np.any(gains):
-            return None
-        return gains, gains * np.asarray(reference, dtype=float)
+        if gains.__class__ is np.ndarray and gains.dtype == float and \
+                reference.__class__ is np.ndarray and \
+                reference.dtype == float:
+            return damping
+        return (self._vector(gains, 'damper gains'),
+                self._vector(reference, 'damper reference velocities'))
 
     def _compiled_step(self, effort, damping=None):
         """
@@ -605,11 +607,11 @@ class Simulator:
             held = self._vector(effort, 'effort')
         if damping is not None:
             result = self.compiled(self.z, self.zd, held, self.dt,
-                                   self.implicit_damping + damping[0],
-                                   damping[1])
+                                   self.implicit_damping, *damping)
         elif self.implicit:
             result = self.compiled(self.z, self.zd, held, self.dt,
-                                   self.implicit_damping, self.no_effort)
+                                   self.implicit_damping, self.no_effort,
+                                   self.no_effort)
         else:
             result = self.compiled(self.z, self.zd, held, self.dt)
         if result is None:   # the kernel failed to load: Python from now
@@ -651,7 +653,7 @@ class Simulator:
         was and a joint at a limit is put on it.
 
         With stiff damping D (joints and controller, ``damping``: gains,
-        gains * reference) the end velocity solves
+        reference velocities) the end velocity solves
         (M + dt D) zd+ = M zd + dt (gains * reference - D zd) + impulse
         (backward Euler in the damping, the module's docstring): the
         impulses then see (M + dt D)^-1 in place of M^-1, so a stop or
@@ -674,8 +676,9 @@ class Simulator:
             stiff = self.implicit_damping
             force = -stiff * zd[:n]
             if damping is not None:
-                stiff = stiff + damping[0]
-                force = damping[1] - stiff * zd[:n]
+                gains, reference = damping
+                stiff = stiff + gains
+                force = gains * reference - stiff * zd[:n]
             inertia = np.array(inertia, dtype=float)
             inertia[np.arange(n), np.arange(n)] += self.dt * stiff
         try:
