@@ -24,7 +24,7 @@ publisher sending JointState at ``--rate`` Hz (default 1 kHz) with
 drops) and ``effort_commands`` (unstamped: the k-th command is matched to
 the k-th answered state).  Prints p50 / p90 / p99 / max latency, dropped
 messages, and, for scale, the node's per-message dynamics cost against
-Pinocchio's in this run.  Goal of issue 5: p99 < 2 ms, no drops.
+Pinocchio's in this run.  Goal: p99 < 2 ms, no drops.
 
     .venv/bin/python benchmarks/bench_latency.py [--messages 10000]
 """

@@ -54,20 +54,20 @@ __all__ = [
     'bias_forces', 'body_poses', 'coriolis_matrix', 'forward_dynamics',
     'gravity_torques', 'inverse_dynamics', 'link_pose', 'load_urdf',
     'mass_matrix',
-    # issue 4: derivatives and linearization
+    # derivatives, linearization, Jacobians, Freeman's influence coefficients
     'forward_dynamics_derivatives', 'inverse_dynamics_derivatives',
     'linearize', 'linearize_trajectory', 'link_jacobian',
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
-    # issue 3: DH tables and URDF writing
+    # DH tables and URDF writing
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
-    # issue 8: flexible links (Mackay 1988)
+    # flexible links (Mackay 1988)
     'FlexibleLink', 'FlexibleModel', 'RigidPart', 'load_flexible',
-    # issue 6: simulator
+    # simulator
     'Simulator',
-    # issue 5: payload and computed torque (used by the nodes)
+    # payload and computed torque (used by the nodes)
     'add_payload', 'computed_torque',
-    # issue 9: the compiled fast path (dr.fast.enable(False): numpy only)
+    # the compiled fast path (dr.fast.enable(False): numpy only)
     'fast',
 ]

@@ -83,7 +83,7 @@ def flexible_pendulum():
 
 
 def test_flexible_pendulum_flexural_period_is_47_ms(flexible_pendulum):
-    """Flexural period 47 +- 1 ms (thesis), linearized 47.15 ms (digest)."""
+    """Flexural period 47 +- 1 ms (thesis), linearized 47.15 ms (derived)."""
     fm, result = flexible_pendulum
     period = mean_period(result.time, result.z[:, 1])
     assert abs(period - 0.047) <= 0.001
@@ -117,10 +117,10 @@ def test_flexible_pendulum_conserves_energy_at_1_ms(flexible_pendulum):
     """
     At h = 1 ms: 'a negligible decrease in total system energy'.
 
-    The thesis says 'eight decimal places'; the digest measured a relative
-    drift of 3e-6 over 10 s (RK4 error at h = 1/47 of the flexural period),
-    so the test holds 1e-5 relative and a loss below 0.1 % of the flexural
-    energy.
+    The thesis says 'eight decimal places'; a reimplementation measured a
+    relative drift of 3e-6 over 10 s (RK4 error at h = 1/47 of the
+    flexural period), so the test holds 1e-5 relative and a loss below
+    0.1 % of the flexural energy.
     """
     fm, result = flexible_pendulum
     energy = energies(fm, result)

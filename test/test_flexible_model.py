@@ -18,8 +18,9 @@ The flexible-link model (Mackay 1988) without time integration.
 Mode shapes against the thesis' numbers; the 4x4 recursive algorithms
 against each other, against an independent material-point quadrature of
 the energy, against Lagrange's equations by finite differences, against
-Mackay's scalar equations of motion (as corrected in the digest), and, with
-the modes removed, against the rigid algorithms and Pinocchio.
+Mackay's scalar equations of motion (as corrected in
+docs/papers/mackay_1988.md), and, with the modes removed, against the rigid
+algorithms and Pinocchio.
 """
 
 import warnings
@@ -41,7 +42,7 @@ from oracle import oracle_for
 import pytest
 from urdf_factory import random_urdf
 
-# --- mode shapes (thesis eq. 3.4, digest sec. 3.3.3) ---------------------
+# --- mode shapes (thesis eqs. 3.4, 3.13-3.16) ---------------------------
 
 
 def mackay_constants():
@@ -55,13 +56,14 @@ def mackay_constants():
 
 
 def test_mode_shapes_match_the_thesis_constants():
-    """Roots alpha a, V(a), F, G, H, K as the digest computes them (5-6 digits)."""
+    """Roots alpha a, V(a), F, G, H, K computed from eq. 3.4 (5-6 digits)."""
     shapes = ModeShapes(MACKAY_LENGTH, 3, 'mackay')
     # Frequency-equation roots: standard 1.8751, 4.6941, 7.8548.
     assert_close(shapes.roots, [1.8751041, 4.6940911, 7.8547574], 1e-7)
     assert_close(shapes.shape(MACKAY_LENGTH)[0], [2.724441], 1e-6)
     constants = mackay_constants()
-    # Digest sec. 3.3.3 gives 6-7 significant digits.
+    # 6-7 significant digits (docs/papers/mackay_1988.md; the thesis
+    # prints none of them).
     for name, value in dict(F=1.855645, G=0.774866, H=1.066607,
                             K=91.7606).items():
         assert_close(constants[name], value, 1e-6, what=name)
@@ -95,7 +97,8 @@ def test_table_3_1_link_clamped_period_is_275_ms():
         MACKAY_EI / (MACKAY_MASS * MACKAY_LENGTH ** 3))
     assert_close(period, 2 * np.pi / omega, 1e-12)
     assert abs(period - 0.275) < 0.0005          # thesis: 275 ms
-    # Digest: modal stiffness 10581.1 N/m per unit amplitude.
+    # Modal stiffness 10581.1 N/m per unit amplitude (derived, see
+    # docs/papers/mackay_1988.md).
     assert_close(link.stiffness[0], 10581.1, 1e-5)
 
 
@@ -328,7 +331,7 @@ def test_three_link_arm_without_modes_matches_pinocchio():
         assert_close(fm.forward_dynamics(q, qd, tau), oracle.aba(q, qd, tau))
 
 
-# --- Mackay's scalar models (digest sec. 3, corrected equations) ----------
+# --- Mackay's scalar models (sec. 3.3, corrected equations) -------------
 
 
 def test_flexible_pendulum_equals_eqs_3_11_and_3_12():
@@ -371,7 +374,7 @@ def test_joint_mass_link_equals_eqs_3_17_and_3_18():
 
 
 def test_double_pendulum_equals_corrected_eqs_3_8_and_3_9():
-    """DRPEN: the digest's corrected equations (printed 3.8-3.9 are wrong)."""
+    """DRPEN: corrected equations (printed 3.8-3.9 are wrong)."""
     fm = mackay_double_pendulum()
     a, g = MACKAY_LENGTH, MACKAY_GRAVITY
     rng = np.random.default_rng(10)
@@ -404,11 +407,11 @@ def test_static_deflection_is_an_equilibrium():
 
 
 def test_joint_mass_periods_rise_from_47_to_275_ms():
-    """Linearized JMFLX periods (digest: 47.2 ... 274.6 ms; R=0.05: 49.6)."""
+    """Linearized JMFLX periods (derived: 47.2 ... 274.6 ms; R=0.05: 49.6)."""
     periods = [mackay_joint_mass_link(J, 0.0, 1, 0).natural_periods(
         np.zeros(2))[0] for J in (0.0, 1.0, 10.0, 100.0, 1e3, 1e4)]
     assert np.all(np.diff(periods) > 0)
-    expected = [47.2, 58.8, 113.9, 220.7, 267.9, 274.6]     # digest, ms
+    expected = [47.2, 58.8, 113.9, 220.7, 267.9, 274.6]     # derived, ms
     assert_close(1e3 * np.array(periods), expected, 1e-3)
     # Mackay's 49.6 ms 'with no joint mass' fits a hub radius R = 0.05 m.
     radius = mackay_joint_mass_link(0.0, 0.05, 1, 0).natural_periods(

@@ -59,8 +59,9 @@ def test_actuator_inertia_is_nassers_model():
     J^a (eq. 2.1.7.2): rotor on the parent, full reaction to the parent.
 
     The effective mass matrix gains J^a_j on the diagonal and J^a_j
-    (z_k . z_j) in M[k, j] for each ancestor k of j (digest sec. 7): not
-    symmetric, unlike the core API's armature.
+    (z_k . z_j) in M[k, j] for each ancestor k of j
+    (docs/papers/nasser_1990.md): not symmetric, unlike the core API's
+    armature.
     """
     model = load_case('tree1')
     revolute = model.joint_type == dr.REVOLUTE

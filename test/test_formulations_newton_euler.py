@@ -58,7 +58,7 @@ def test_without_gravity_and_with_armature(formulation):
 
 def test_acceleration_operator_and_trace_vector():
     """
-    Turney sec. 5 with the digest's two fixes.
+    Turney sec. 5 with two misprints fixed (docs/papers/turney_1980.md).
 
     A b = omega x (omega x b) + alpha x b needs A[2, 1] = w_z w_y + alpha_x
     (printed +alpha_z), and Tr{A K sigma^t} = I alpha + omega x I omega needs

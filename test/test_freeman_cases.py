@@ -15,12 +15,12 @@
 """
 Freeman's (1985) own cases: the five-bar (App. C) and the planar parallel mechanism (App. E).
 
-Numbers are the dissertation's tables with the corrections the digest
-(docs/papers/002_freeman.md, sec. 9) lists: C-1 y_B = +3.29, C-3 I* and P*
-in units of 1e-3 (the OCR prints 1e3) and P* plane 2 (3, 4) = -0.17; E-1 P*
-plane 2 (1, 3) = +0.026; E-2 H^q plane 2 (2, 3) = -0.064 and plane 3
-(1, 1) = -0.225.  The figures with the geometry are lost; the digest's
-reconstruction is used: five-bar O1A = 12, AC = CB = 24, BO2 = 12 in at
+Numbers are the dissertation's tables with the corrections that
+docs/papers/freeman_1985.md lists: C-1 y_B = +3.29, C-3 I* and P* in units
+of 1e-3 (the OCR prints 1e3) and P* plane 2 (3, 4) = -0.17; E-1 P* plane 2
+(1, 3) = +0.026; E-2 H^q plane 2 (2, 3) = -0.064 and plane 3
+(1, 1) = -0.225.  The figures with the geometry are lost; the reconstruction
+in that note is used: five-bar O1A = 12, AC = CB = 24, BO2 = 12 in at
 q1 = 70 deg, AC at 35 deg, CB at -65 deg, q2 = 90 deg, mass only on the
 coupler AC (m = 2 lbf / 386.4 in/s^2 at its middle, I_c = 0.0624
 in lbf s^2, least-squares values); parallel mechanism: leg 1 from the
@@ -28,9 +28,9 @@ columns of Table E-1's G, legs 2 and 3 the same leg turned by 120 and 240
 deg about the platform point (this reproduces Table E-2's G^q_w rows), base
 inertias 1, 2 and 3, nothing else with mass.
 
-Tolerances are the digest's: the tables print 2 to 4 significant digits and
-the five-bar mass data are fitted, so a table holds to 0.3 % of its largest
-entry plus half a unit of its last printed digit.  Every identity that does
+Tolerances: the tables print 2 to 4 significant digits and the five-bar
+mass data are fitted, so a table holds to 0.3 % of its largest entry plus
+half a unit of its last printed digit.  Every identity that does
 not go through a printed number holds to 1e-9.
 """
 
@@ -180,7 +180,8 @@ def test_five_bar_kinematics():
     # Positions: A and B, with y_B = +3.29 (the table's -3.29 is a typo).
     rotation, translation = dr.link_pose(model, FIVE_BAR_PHI, 'link4')
     assert_table(translation[:2], [33.9, 3.29], 0.05, 0.0)
-    # The digest's joint rates (sec. 9).
+    # The joint rates of the reconstructed five-bar (not printed by Freeman;
+    # docs/papers/freeman_1985.md).
     assert_table(phi_dot, [2.0, -2.074, -0.591, 3.665], 0.0005)
     assert_table(phi_ddot, [1.0, -4.405, 2.459, 1.447], 0.0005)
 
@@ -208,8 +209,8 @@ def test_five_bar_constrained_model():
         assert_table(plane, table, 0.005)
     T_w = I_w @ W_DDOT + dr.quadratic(P_w, W_DOT)
     assert_table(T_w[:3] * 1e3, [50.77, 68.83, -147.60], 0.005)
-    # Table C-1 lists T2 = 0.83; the model gives -0.83 (the digest notes the
-    # sign): compare the magnitude.
+    # Table C-1 lists T2 = 0.83; the model gives -0.83 (a sign discrepancy,
+    # docs/papers/freeman_1985.md): compare the magnitude.
     assert_table(abs(T_w[3]), 0.83, 0.005)
     # Independently of the tables: the transferred model gives the loads
     # J^-T tau of the open chain's RNEA for the same motion (virtual work).

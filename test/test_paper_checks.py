@@ -204,7 +204,8 @@ def test_nasser_two_link_analytic():
     M11 = m1 lc1^2 + I1 + m2 (l1^2 + lc2^2 + 2 l1 lc2 c2) + I2, M12 = m2
     (lc2^2 + l1 lc2 c2) + I2, M22 = m2 lc2^2 + I2, c1 = -m2 l1 lc2 s2 (2 qd1
     qd2 + qd2^2), c2 = m2 l1 lc2 s2 qd1^2, g1 = (m1 lc1 + m2 l1) g cos q1 +
-    m2 lc2 g cos(q1 + q2), g2 = m2 lc2 g cos(q1 + q2) (digest sec. 5).
+    m2 lc2 g cos(q1 + q2), g2 = m2 lc2 g cos(q1 + q2) (textbook; see
+    docs/papers/nasser_1990.md).
     """
     model = dr.load_urdf(robot_urdf('two_link_planar'))
     l1, lc1, lc2, m1, m2 = 1.0, 0.5, 0.4, 2.0, 1.5

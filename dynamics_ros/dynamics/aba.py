@@ -17,8 +17,9 @@ Forward dynamics by the articulated-body algorithm (ABA), O(n).
 
 Featherstone (2008) Table 7.1.  Nasser's 6x6 inbound/outbound recursion is the
 same method: his closed form theta_dd_i = -Z^T F_i / (J^a + Z^T A*_i Z)
-(digest 000_nasser.md, "closed form") is the articulated-inertia division
-``(u - U.a) / d`` below, and his A* update gamma G A* is ``Ia``.
+(from eqs. 2.1.11 and 2.1.20; docs/papers/nasser_1990.md) is the
+articulated-inertia division ``(u - U.a) / d`` below, and his A* update
+gamma G A* is ``Ia``.
 """
 
 import numpy as np

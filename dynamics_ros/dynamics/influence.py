@@ -16,8 +16,8 @@
 Freeman's kinematic influence coefficients and generalized dynamics.
 
 Freeman (1985), "Kinematic and dynamic modeling, analysis and control of
-robotic systems via generalized coordinate transformation" (digest
-docs/papers/002_freeman.md).  A dependent quantity u (a link's angular
+robotic systems via generalized coordinate transformation" (notes:
+docs/papers/freeman_1985.md).  A dependent quantity u (a link's angular
 velocity, a point's position) has first- and second-order influence
 coefficients G = du/dphi and H, with Freeman's index convention
 

@@ -42,7 +42,7 @@ except Exception:  # noqa: B902 (absent, or broken against this numpy)
 AVAILABLE = numba is not None
 ENABLED = AVAILABLE and os.environ.get('DYNAMICS_ROS_FAST', '1') != '0'
 KERNEL_MODULES = ('aba', 'bias', 'crba', 'rnea')
-# The analytic derivatives and the linearization (issue 9, phase 2).
+# Kernels of the analytic derivatives and of the linearization.
 DERIVATIVE_MODULES = ('aba_derivatives', 'linearize', 'rnea_derivatives')
 
 

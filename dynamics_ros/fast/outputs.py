@@ -20,7 +20,7 @@ grows to) is new memory from the kernel in every call, and the kernel
 zeroes each of its pages at the first write.  For the 48 KB a state that
 ``linearize`` returns for a 32-joint chain that took 4 us a state here,
 and 25-60 us when the machine was short of free pages, against 22 us for
-computing them (issue 9, ``benchmarks/compare.py``).  NumPy keeps small
+computing them (measured with ``benchmarks/compare.py``).  NumPy keeps small
 data buffers for the next array for the same reason.
 
 So a large batch output is a view of a buffer kept per ``slot`` (one per

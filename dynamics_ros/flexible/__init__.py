@@ -15,7 +15,7 @@
 """
 Flexible links after Mackay (1988): assumed modes in Book's 4x4 Lagrangian.
 
-Digest: docs/papers/001_mackay.md.  A FlexibleModel is a RobotModel some of
+Notes: docs/papers/mackay_1988.md.  A FlexibleModel is a RobotModel some of
 whose links are uniform Euler-Bernoulli beams with clamped-free modes; its
 coordinates are z = (joint coordinates, modal amplitudes).
 """

@@ -31,7 +31,8 @@ from ..model.robot_model import REVOLUTE, RobotModel
 from ..model.urdf import load_urdf
 
 # Table 3.1: m = 10.955 kg, a = 4.0 m, E = 2.0e11 Pa, I_y = I_z = 1.476e-7
-# m^4 (the table's values, 0.8 % above the tube's geometry; digest sec. 3).
+# m^4 (the table's values, 0.8 % above the tube's geometry; see
+# docs/papers/mackay_1988.md).
 MACKAY_LENGTH = 4.0
 MACKAY_MASS = 10.955
 MACKAY_EI = 2.0e11 * 1.476e-7

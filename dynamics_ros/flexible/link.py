@@ -26,9 +26,10 @@ A point of the body, in homogeneous body coordinates, is
 
     h = h0 + sum_k delta_k psi_k
 
-(eq. 2.5 with the 4th component of psi equal to 0, the digest's fix).  All
-the dynamics needs of a link are the mass integrals, with Mackay's factor
-1/2 (eq. 2.24: hence the "2 Tr" of every generalized force):
+(eq. 2.5 with the 4th component of psi equal to 0, not the printed 1:
+docs/papers/mackay_1988.md).  All the dynamics needs of a link are the mass
+integrals, with Mackay's factor 1/2 (eq. 2.24: hence the "2 Tr" of every
+generalized force):
 
     C = 1/2 int h0 h0^T dm,  C_k = 1/2 int h0 psi_k^T dm,
     C_kj = 1/2 int psi_k psi_j^T dm,
@@ -300,7 +301,8 @@ class ResolvedLink:
         """
         Body-frame matrices N_k(eta) that deflect the section at ``eta``.
 
-        Mackay's tip matrix M (digest sec. 2: theta_z in slots (1,2)/(2,1)),
+        Mackay's tip matrix M (sec. 2; theta_z in slots (1,2)/(2,1) where
+        the scan prints theta_x, see docs/papers/mackay_1988.md), i.e.
         rotation [skew(theta), displacement], moved to act about the
         section's centre instead of the beam origin and brought to body
         coordinates: N = S Trans(eta) M Trans(-eta) S^-1.  A frame or

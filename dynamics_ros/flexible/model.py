@@ -56,7 +56,8 @@ def joint_generator(joint_type, axis):
     Omega with dT/dq = T Omega for the joint motion T(q) (4x4).
 
     Revolute: [skew(u), 0]; prismatic: [0, u].  Mackay's U_j = Q A_j for a
-    rotation about Z (digest sec. 2), for any axis.
+    rotation about Z (the joint derivative of Mackay's eqs. 2.13-2.19,
+    docs/papers/mackay_1988.md), for any axis.
     """
     Omega = np.zeros((4, 4))
     if joint_type == REVOLUTE:

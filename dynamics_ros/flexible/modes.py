@@ -23,9 +23,9 @@ Mackay writes the k-th shape of a uniform beam of length a as
 
 with alpha a the k-th root of cos(alpha a) cosh(alpha a) + 1 = 0.  His s is
 the reciprocal of the textbook sigma, so his shapes are the textbook ones
-times s: the first has Phi(a) = 2.7244, not 2 (digest 001_mackay.md, sec. 2;
-"varsigma = 0.012 -> tip 0.0327 m").  The amplitude scale is a choice, made
-explicit here by ``normalization``:
+times s: the first has Phi(a) = 2.7244, not 2 (docs/papers/mackay_1988.md;
+sec. 3.3.3: "varsigma = 0.012 -> tip 0.0327 m").  The amplitude scale is a
+choice, made explicit here by ``normalization``:
 
 - ``'tip'``: Phi(a) = 1, so a mode's amplitude is its tip deflection in m;
 - ``'mackay'``: eq. 3.4 as printed (the thesis' numbers use this one).

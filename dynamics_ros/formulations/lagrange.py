@@ -22,8 +22,9 @@ J_q^a its 4x4 pseudo-inertia about origin q (eq. 1.28),
     C^i_jk = sum_{q >= max(i,j,k)} Tr{d2T_0^q/dq_j dq_k J_q^a (dT_0^q/dq_i)^t}
     G_i    = -sum_{q >= i} m_q g^t (dT_0^q/dq_i r-bar_q^a)
 
-(eq. 2.11; gravity g in frame 0, i.e. a_0 = -g, the digest's sign check),
-tau = M qdd + C + G with C_i = qd^t C^i qd.  The derivatives are
+(eq. 2.11; gravity g in frame 0, i.e. a_0 = -g: the two sign slips of
+sec. 2 cancel, docs/papers/turney_1980.md), tau = M qdd + C + G with
+C_i = qd^t C^i qd.  The derivatives are
 dT_0^q/dq_j = T_0^{j-1} Q_j T_{j-1}^q and d2T_0^q/dq_j dq_k = T_0^{j-1} Q_j
 T_{j-1}^{k-1} Q_k T_{k-1}^q (j <= k <= q), Q the 4x4 derivative operator of
 a rotation about z (or, for a prismatic joint, a slide along z).  Slow:

@@ -23,11 +23,11 @@ x b) + alpha x b), so the recursion becomes eq. 5.1
 
 and the inertia moment I alpha + omega x I omega is the vector Tr{A_i K_i
 sigma^t} with K_i = Tr(I_i)/2 E - I_i (eq. 5.2; for principal axes
-K = diag((-Ixx+Iyy+Izz)/2, ...)).  Corrections applied (digest 003_turney,
-"Modified NE"): entry (3, 2) of A_i is omega_z omega_y + alpha_x, and the x
-component of Tr{A K sigma^t} is (A K)_zy - (A K)_yz.  Prismatic joints add
-R(z qdd) + 2 omega x R z qd to the transported acceleration, as in
-newton_euler_links.
+K = diag((-Ixx+Iyy+Izz)/2, ...)).  Corrections applied (misprints 1 and 2
+of docs/papers/turney_1980.md): entry (3, 2) of A_i is omega_z omega_y +
+alpha_x, and the x component of Tr{A K sigma^t} is (A K)_zy - (A K)_yz.
+Prismatic joints add R(z qdd) + 2 omega x R z qd to the transported
+acceleration, as in newton_euler_links.
 """
 
 import numpy as np
@@ -47,7 +47,7 @@ def acceleration_operator(omega, alpha):
 
 
 def k_matrix(inertia):
-    """Return K_i = Tr(I)/2 E - I (about the centre of mass, see digest)."""
+    """Return K_i = Tr(I)/2 E - I about the mass centre (not origin i-1)."""
     return 0.5 * np.trace(inertia) * np.eye(3) - inertia
 
 

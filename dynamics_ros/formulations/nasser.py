@@ -31,7 +31,7 @@ revolute joint, slot 3 for a prismatic one, Z_i = e6 or e3).
 - outbound (i = 2..N): F_i = A*_i q_p + B*_i, theta_dd_i = Z^T G_i F_i
   (2.1.20), q_i = R*^T P^T (q_p + sigma + sigma*) (2.1.13).
 
-Misprints corrected as the digest lists them: gamma = I - Z Z^T (undefined
+Misprints corrected (docs/papers/nasser_1990.md): gamma = I - Z Z^T (undefined
 in the text); sigma*'s angular block is +omega_{i-1} x z theta_d; the
 prismatic beta' uses r* (not v*); the F^E and f^c signs follow 2.1.7.6; the
 last term of F*_{N-1} is A* sigma.  A velocity pass runs first (sigma* and

@@ -23,7 +23,7 @@ frame i), and tau_i = (R_i^{i-1} z_{i-1}) . n_i.  Gravity is the base
 acceleration a_0 = -g ("an upward acceleration of g, as in an elevator").
 Prismatic joints follow Luh, Walker and Paul's own equations (the terms
 2 omega x z qd and z qdd).  Eq. 3.16 uses omega_{i-1} in frame i-1 inside the
-bracket (the digest's correction of the printed omega_i).
+bracket, not the printed omega_i (docs/papers/turney_1980.md).
 """
 
 import numpy as np

@@ -23,7 +23,7 @@ tau = M qdd + C(q, qd) + G off its outputs:
 - G: qd = qdd = 0 with gravity; C + G: qdd = 0;
 - C^i_jk (C_i = qd^t C^i qd): the paper sets qd_j = qd_k = 1 and everything
   else to zero, which returns C^i_jj + C^i_kk + 2 C^i_jk, not C^i_jk.  The
-  corrected strobe (digest 003_turney, "Strobing") is
+  corrected strobe (docs/papers/turney_1980.md, misprint 4) is
   C^i_jk = [tau(e_j + e_k) - tau(e_j) - tau(e_k)] / 2, C^i_jj = tau(e_j).
 
 C^i_jk is the Christoffel symbol of the first kind (symmetric in j, k), so

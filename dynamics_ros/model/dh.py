@@ -22,8 +22,8 @@ prismatic one):
 - ``standard`` (distal; Paul, Luh-Walker-Paul, Turney et al. 1980 eq. 1.10,
   Nasser's appendix): frame i sits on joint i+1's axis and
   ``T_{i-1}^i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)``;
-- ``modified`` (proximal; Craig, and Freeman's Duffy chain, digest
-  002_freeman.md sec. 3): frame i sits on joint i's axis and
+- ``modified`` (proximal; Craig, and Freeman's Duffy chain, eqs. 2-45 to
+  2-50, docs/papers/freeman_1985.md): frame i sits on joint i's axis and
   ``T_{i-1}^i = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``; row i of
   the table holds ``a_{i-1}, alpha_{i-1}, theta_i, d_i``.
 
