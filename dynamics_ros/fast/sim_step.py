@@ -241,36 +241,20 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
     return DONE
 
 
-@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
-        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR, 'boolean', INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        'float64', MATRIX, MATRIX)
-def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
-               stages, applied, z_next, zd_next, implicit, stiff, gains,
-               reference, share, mass, columns):
+@compiled
+def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
+                  stages, applied, z_next, zd_next):
     """
-    Integrate one step of ``dt`` under ``effort``; return a status above.
+    Saturate the effort and integrate the explicit part; return a status.
 
-    ``table``, ``work``: the packed model (packing.packed); ``joints``: its
-    ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
-    whether any joint has explicit viscous damping; ``stages``:
-    ``stage_scratch``.  With ``implicit``, the joints' damping ``stiff``
-    and the controller's dampers ``gains`` toward ``reference`` velocities
-    integrated implicitly (``implicit_damping``, positions moved by
-    ``share`` of the velocity change; ``mass``, ``columns``:
-    ``solve_scratch``).  Writes the
-    saturated effort to ``applied`` and the integrated state to ``z_next``,
-    ``zd_next``.
+    The body of ``fixed_step``, shared by ``implicit_fixed_step``.
     """
     n = table.shape[0] - 1
     if not (z.size == zd.size == effort.size == applied.size
             == z_next.size == zd_next.size == joints.shape[1] == n
             and joints.shape[0] == JOINT_ROWS
             and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
-            and work.shape[0] == n + 2
-            and stiff.size == gains.size == reference.size == n
-            and mass.shape[0] == mass.shape[1] == n
-            and columns.shape[0] == 12 and columns.shape[1] == n):
+            and work.shape[0] == n + 2):
         return BAD_SHAPES
     # As Simulator._vector: one sum is finite exactly when every term is.
     total = 0.0
@@ -292,8 +276,53 @@ def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
     else:
         semi_implicit_euler(table, work, joints, damped, dt, z, zd, applied,
                             stages, z_next, zd_next)
-    status = end_of_step(joints, z_next, zd_next)
-    if not implicit or status != DONE:
+    return end_of_step(joints, z_next, zd_next)
+
+
+@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
+        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
+        VECTOR)
+def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
+               stages, applied, z_next, zd_next):
+    """
+    Integrate one step of ``dt`` under ``effort``; return a status above.
+
+    ``table``, ``work``: the packed model (packing.packed); ``joints``: its
+    ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
+    whether any joint has explicit viscous damping; ``stages``:
+    ``stage_scratch``.  Writes the saturated effort to ``applied`` and the
+    integrated state to ``z_next``, ``zd_next``.  No implicit damping: a
+    kernel of its own, so that the steps of a model without stiff damping
+    pay nothing for it (every argument costs its unboxing).
+    """
+    return explicit_step(table, work, joints, method, damped, dt, z, zd,
+                         effort, stages, applied, z_next, zd_next)
+
+
+@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
+        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
+        VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
+        MATRIX)
+def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
+                        effort, stages, applied, z_next, zd_next, stiff,
+                        gains, reference, share, mass, columns):
+    """
+    ``fixed_step``, then the implicit damping; return a status.
+
+    The joints' damping ``stiff`` and the controller's dampers ``gains``
+    toward ``reference`` velocities are integrated implicitly
+    (``implicit_damping``, positions moved by ``share`` of the velocity
+    change; ``mass``, ``columns``: ``solve_scratch``) on the steps where
+    no impulse acts.
+    """
+    n = table.shape[0] - 1
+    if not (stiff.size == gains.size == reference.size == n
+            and mass.shape[0] == mass.shape[1] == n
+            and columns.shape[0] == 12 and columns.shape[1] == n):
+        return BAD_SHAPES
+    status = explicit_step(table, work, joints, method, damped, dt, z, zd,
+                           effort, stages, applied, z_next, zd_next)
+    if status != DONE:
         return status
     status = implicit_damping(table, work, joints, dt, stiff, gains,
                               reference, share, z_next, zd_next,

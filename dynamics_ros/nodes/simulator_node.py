@@ -58,7 +58,28 @@ joint; unset: ``pid_bandwidth`` Hz, 10, scaled by each joint's inertia at
 the initial positions, see dynamics_ros.sim.controllers.default_gains), and
 the model parameters of dynamics_ros.nodes.model_source.  A new model
 (parameters or the ``robot_description`` topic) restarts the simulation
-from the initial positions.
+from the initial positions (initial positions that do not fit it are
+warned about and the default start used).
+
+Every set of these parameters at run time is checked (``parameter_problem``
+for the ranges of ``SCALARS``, the integrator's name, finite initial
+positions and gains >= 0; then, with a model, the simulation it gives is
+built) and takes effect, or is refused with a reason quoting the value
+(cut to QUOTE_LIMIT characters, the reason to REASON_LIMIT).
+``real_time_factor`` and ``publish_clock`` act on the next step; the
+others rebuild the simulation, carrying its state, time and command over
+(``carry_over``; the PIDs restart); ``initial_positions`` are the state
+of the next ``~/reset``.
+
+The PIDs' dampers too stiff for the step, like the URDF damping of light
+joints, are integrated implicitly by the simulator
+(``Simulator.hand_over``; dynamics_ros.sim.simulator); what stays explicit
+and is still too stiff for the step is warned about when a simulation is
+built (``Simulator.check_step``).  After a divergence (a non-finite state)
+the node resets once, logs one error and takes no step until an input
+arrives (a command, a trajectory, a model, a parameter set or
+``~/reset``): no reset loop; a repeat on the same model is a throttled
+warning.
 
 ``flexible_config`` (read-only, '' = rigid links): a flexible-link YAML file
 (dynamics_ros.flexible, Mackay 1988) applied to every model; the arm is then

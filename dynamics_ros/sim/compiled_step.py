@@ -113,13 +113,15 @@ class CompiledStep:
             pack = self.pack
         table, work, n = pack
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
-        implicit = stiff is not None
-        if not implicit:
-            stiff = gains = reference = applied   # not read
-        status = self.kernel.fixed_step(
-            table, work, self.joints, self.method, self.damped, dt, z, zd,
-            effort, self.stages, applied, z_next, zd_next, implicit, stiff,
-            gains, reference, self.share, self.mass, self.columns)
+        if stiff is None:
+            status = self.kernel.fixed_step(
+                table, work, self.joints, self.method, self.damped, dt, z,
+                zd, effort, self.stages, applied, z_next, zd_next)
+        else:
+            status = self.kernel.implicit_fixed_step(
+                table, work, self.joints, self.method, self.damped, dt, z,
+                zd, effort, self.stages, applied, z_next, zd_next, stiff,
+                gains, reference, self.share, self.mass, self.columns)
         return status, applied, z_next, zd_next
 
 

@@ -258,9 +258,11 @@ class JointCommands:
         error = position_error(self.model, q_desired, q) if self.wrapping \
             else q_desired - q
         handed = self.handed.get('position')
-        if handed is None:
-            return self.position_pid(error, dt, qd_desired - qd) + \
-                feedforward
-        self.damping = (handed[1], qd_desired)
-        return self.position_pid(error, dt, qd_desired - qd,
-                                 d=handed[0]) + feedforward
+        d = None
+        if handed is not None:
+            d = handed[0]
+            self.damping = (handed[1], qd_desired)
+        effort = self.position_pid(error, dt, qd_desired - qd, d=d)
+        # A position command has no feed-forward (adding its zeros would
+        # cost a numpy call a step).
+        return effort if self.mode == 'position' else effort + feedforward

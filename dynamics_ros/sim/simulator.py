@@ -564,11 +564,11 @@ class Simulator:
         """
         if self.model.damping is not self.damping_source:
             self._split_damping()   # the model's damping was assigned
-        if damping is not None:
-            damping = self._controller_damping(damping)
         if self.compiled is not None and not callable(effort) and \
                 fast.ENABLED and self._compiled_step(effort, damping):
             return
+        if damping is not None:
+            damping = self._controller_damping(damping)
         source = self._effort_source(effort)
         t = self.t
         n = self.model.nq
@@ -606,8 +606,13 @@ class Simulator:
                 and held.ndim == 1):
             held = self._vector(effort, 'effort')
         if damping is not None:
+            gains, reference = damping
+            if not (gains.__class__ is np.ndarray and gains.dtype == float
+                    and reference.__class__ is np.ndarray
+                    and reference.dtype == float):
+                gains, reference = self._controller_damping(damping)
             result = self.compiled(self.z, self.zd, held, self.dt,
-                                   self.implicit_damping, *damping)
+                                   self.implicit_damping, gains, reference)
         elif self.implicit:
             result = self.compiled(self.z, self.zd, held, self.dt,
                                    self.implicit_damping, self.no_effort,
