@@ -16,9 +16,9 @@
 
 from conftest import assert_close
 import dynamics_ros as dr
-from dynamics_ros.dynamics.spatial import spatial_inertia
 from dynamics_ros.model.payload import (add_payload, check_payload,
                                         combine_bodies, inertia_matrix)
+from dynamics_ros.spatial import spatial_inertia
 import numpy as np
 import oracle
 import pytest

@@ -26,9 +26,9 @@ import numpy as np
 
 from . import mimic_dynamics
 from .dispatch import dispatch, Operation, TORQUE
-from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross, \
     motion_cross
+from ..model.joints import as_vector, parent_transforms
 
 
 def reference_forward_dynamics(model, q, qd, tau, f_ext=None):

@@ -33,8 +33,8 @@ from scipy.linalg import cho_factor, cho_solve
 from . import mimic_dynamics
 from .aba import reference_forward_dynamics
 from .dispatch import dispatch, MATRIX, Operation
-from .massless import singular_inertia_error
 from .rnea_derivatives import reference_inverse_dynamics_derivatives
+from ..model.massless import singular_inertia_error
 
 
 def inverse_inertia(M, model=None):

@@ -30,9 +30,9 @@ returns.
 import numpy as np
 
 from .dispatch import dispatch, MATRIX, Operation
-from .kinematics import as_vector, parent_transforms
 from .rnea import motion_cross
-from .spatial import cross_force, cross_motion, skew
+from ..model.joints import as_vector, parent_transforms
+from ..spatial import cross_force, cross_motion, skew
 
 
 def _force_bar(h):

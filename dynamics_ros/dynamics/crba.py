@@ -23,9 +23,7 @@ inward pass of composite inertias.
 import numpy as np
 
 from .dispatch import dispatch, MATRIX, Operation
-from .kinematics import as_vector, parent_transforms
-# Where they were first written; dynamics.massless is their home.
-from .massless import massless_joints, tree_massless_joints  # noqa: F401
+from ..model.joints import as_vector, parent_transforms
 
 
 def reference_mass_matrix(model, q):

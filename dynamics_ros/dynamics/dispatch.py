@@ -30,9 +30,9 @@ import functools
 
 import numpy as np
 
-from .massless import refuse_massless
 from .. import fast
 from ..fast.samples import per_sample, samples, wrenches
+from ..model.massless import refuse_massless
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import DERIVED_CACHE, RobotModel
 

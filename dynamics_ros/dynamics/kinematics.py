@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Joint transforms and forward kinematics of a RobotModel.
+Forward kinematics of a RobotModel (joint transforms: ``model.joints``).
 
 A MimicModel's kinematics are those of its tree at q_tree = G q + offset:
 ``body_poses`` and ``link_pose`` take independent coordinates and return
@@ -22,34 +22,8 @@ the poses of every tree body (mimic joints' bodies included).
 
 import numpy as np
 
-from .spatial import axis_angle_to_matrix, motion_transform
+from ..model.joints import as_vector, joint_pose
 from ..model.mimic_model import MimicModel
-from ..model.robot_model import REVOLUTE
-
-
-def as_vector(model, value, name):
-    """Check a per-joint vector's size and return it as a float array."""
-    array = np.asarray(value, dtype=float)
-    if array.shape != (model.nq,):
-        raise ValueError('%s must have %d values (one per joint of %r, in '
-                         'model.joint_names order), got shape %s' % (
-                             name, model.nq, model.name, array.shape))
-    return array
-
-
-def joint_pose(model, i, qi):
-    """Pose (rotation, translation) of body ``i`` in its parent's frame."""
-    rotation = model.origin_rotation[i]
-    translation = model.origin_translation[i]
-    if model.joint_type[i] == REVOLUTE:
-        return rotation @ axis_angle_to_matrix(model.axis[i], qi), translation
-    return rotation, translation + rotation @ (model.axis[i] * qi)
-
-
-def parent_transforms(model, q):
-    """Motion transforms ``Xup[i]`` from each body's parent frame to it."""
-    return [motion_transform(*joint_pose(model, i, q[i]))
-            for i in range(model.nq)]
 
 
 def tree_positions(model, q):

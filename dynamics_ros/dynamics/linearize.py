@@ -56,10 +56,10 @@ from . import mimic_dynamics
 from .aba import reference_forward_dynamics
 from .aba_derivatives import inverse_inertia
 from .dispatch import dispatch, MATRIX, Operation
-from .kinematics import as_vector
 from .rnea import inverse_dynamics, reference_inverse_dynamics
 from .rnea_derivatives import inverse_dynamics_derivatives, \
     reference_inverse_dynamics_derivatives
+from ..model.joints import as_vector
 
 
 def zero_order_hold(A, B, dt):

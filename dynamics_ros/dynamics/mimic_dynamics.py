@@ -32,10 +32,10 @@ dqdd/dq = -M_r^-1 dtau_r/dq at qdd, dqdd/dtau = M_r^-1.
 import numpy as np
 
 from .crba import mass_matrix
-from .massless import singular_inertia_error
 from .rnea import inverse_dynamics
 from .rnea_derivatives import inverse_dynamics_derivatives
 from ..fast.samples import samples
+from ..model.massless import singular_inertia_error
 
 
 def cholesky(model, M):

@@ -24,7 +24,7 @@ spatial vectors.  Gravity enters as a fictitious base acceleration -g
 import numpy as np
 
 from .dispatch import dispatch, Operation, TORQUE
-from .kinematics import as_vector, parent_transforms
+from ..model.joints import as_vector, parent_transforms
 
 
 def motion_cross(v, m):

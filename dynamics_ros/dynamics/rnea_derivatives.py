@@ -45,9 +45,9 @@ root-frame composites, entry by entry, as Pinocchio does.
 import numpy as np
 
 from .dispatch import dispatch, MATRIX, Operation
-from .kinematics import as_vector, parent_transforms
 from .rnea import base_acceleration, external_forces, force_cross
-from .spatial import cross_motion, skew
+from ..model.joints import as_vector, parent_transforms
+from ..spatial import cross_motion, skew
 
 
 def force_bar(h):

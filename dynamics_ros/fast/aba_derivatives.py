@@ -159,7 +159,7 @@ def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
 
 def not_positive_definite(model, sample=None):
     """Return the ModelError of the numpy path, naming the batch state."""
-    from ..dynamics.massless import singular_inertia_error
+    from ..model.massless import singular_inertia_error
     return singular_inertia_error(model, sample)
 
 

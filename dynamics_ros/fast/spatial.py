@@ -15,7 +15,7 @@
 """
 Spatial algebra for the compiled kernels, on tuples of floats.
 
-The same Featherstone (2008) conventions as ``dynamics/spatial.py``: motion
+The same Featherstone (2008) conventions as ``dynamics_ros/spatial.py``: motion
 [angular; linear], force [moment; force].  Vectors are tuples (values the
 compiler keeps in registers; array views would cost a reference count each
 time they are passed), read from and written to the model's table and work

@@ -46,8 +46,8 @@ from typing import Optional
 import numpy as np
 
 from .modes import gauss_stations, ModeShapes, NORMALIZATIONS
-from ..dynamics.spatial import skew
 from ..errors import ModelError
+from ..spatial import skew
 
 PLANES = ('xy', 'xz')
 

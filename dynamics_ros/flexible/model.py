@@ -38,9 +38,9 @@ from .inverse_dynamics import bias_forces, gravity_forces, inverse_dynamics
 from .kinematics import frame_deflection, frame_pose
 from .link import FlexibleLink, pseudo_inertia
 from .mass_matrix import mass_matrix
-from ..dynamics.spatial import skew
 from ..errors import ModelError, ModelWarning
 from ..model.robot_model import REVOLUTE
+from ..spatial import skew
 
 __all__ = ['FlexibleModel']
 

@@ -24,10 +24,10 @@ ModelError instead.
 
 import numpy as np
 
-from .kinematics import parent_transforms
+from .joints import parent_transforms
+from .mimic_model import MimicModel
+from .robot_model import DERIVED_CACHE
 from ..errors import ModelError
-from ..model.mimic_model import MimicModel
-from ..model.robot_model import DERIVED_CACHE
 
 
 def mass_matrix_diagonal(model, q):

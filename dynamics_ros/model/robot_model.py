@@ -26,7 +26,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from ..dynamics.spatial import spatial_inertia
+from ..spatial import spatial_inertia
 
 REVOLUTE = 0
 PRISMATIC = 1

@@ -38,8 +38,8 @@ from .robot_model import PRISMATIC, REVOLUTE, RobotModel
 from .urdf_xml import all_finite, parse_document, read_robot, \
     xacro_elements
 from .xacro_source import expand_xacro, is_xacro_path
-from ..dynamics.spatial import rpy_to_matrix
 from ..errors import ModelError, ModelWarning
+from ..spatial import rpy_to_matrix
 
 MOVABLE = {'revolute': REVOLUTE, 'continuous': REVOLUTE,
            'prismatic': PRISMATIC}
@@ -415,7 +415,7 @@ def _robot_model(name, root, bodies, frames, gravity):
 def _warn_if_garbage(model, root):
     """Warn about a model without joints or with joints moving no mass."""
     # Imported here: the dynamics package imports the model package.
-    from ..dynamics.crba import massless_joints
+    from .massless import massless_joints
     if model.nq == 0:
         warnings.warn(
             'model %r has no movable joint below root link %r (0 '
