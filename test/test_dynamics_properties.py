@@ -16,8 +16,8 @@
 Properties of the dynamics that hold whatever the robot.
 
 Also the closed-form cases: the planar two-link arm (Nasser's analytic
-check, digest 000_nasser.md section 5) and the static gravity torques of
-Kane and Levinson's Stanford Arm (Eqs. 129-133, digest 004_kane.md).
+check, docs/papers/nasser_1990.md) and the static gravity torques of
+Kane and Levinson's Stanford Arm (Eqs. 129-133, docs/papers/kane_1983.md).
 """
 
 from conftest import assert_close
@@ -122,7 +122,7 @@ def kane_static_torques(kane_q, g=9.81):
     Return Kane & Levinson's static torques, Eqs. 129-133 with u = 0.
 
     ``kane_q`` is (q1..q6) in the paper's numbering; the result is
-    (tau1..tau5, sigma) with the paper's signs (digest 004_kane.md, sec. 5).
+    (tau1..tau5, sigma) with the paper's signs (docs/papers/kane_1983.md).
     """
     q1, q2, q3, q4, q5, q6 = kane_q
     m, L = KANE_MASSES, KANE_LENGTHS
@@ -154,8 +154,8 @@ def to_model_torques(kane_tau):
 def test_stanford_arm_static_gravity_torques():
     """Gravity torques equal Kane & Levinson's Eqs. 129-133 (u = 0)."""
     model = dr.load_urdf(robot_urdf('stanford_arm'))
-    # The digest's two worked values (g = 9.81): tau2 and tau4, then
-    # tau2, tau3, tau4 and sigma.
+    # Two poses worked from the paper's formulas (g = 9.81; values in
+    # docs/papers/kane_1983.md): tau2 and tau4, then tau2, tau3, tau4, sigma.
     q = np.array([0.0, np.pi / 2, 0.0, 0.0, 0.0, 0.0])
     assert_close(dr.gravity_torques(model, q),
                  [0.0, -14.675760, 0.0, 0.0, -1.334160, 0.0], rtol=1e-7)
@@ -164,7 +164,7 @@ def test_stanford_arm_static_gravity_torques():
     assert_close(dr.gravity_torques(model, q),
                  [0.0, -17.603109, 29.920500, 0.866562, -0.866562, 0.0],
                  rtol=1e-7)
-    # The digest prints 6-7 significant digits: hence 1e-7 above.  At
+    # Those values have 6-7 significant digits: hence 1e-7 above.  At
     # random poses the closed form itself is the reference, to 1e-9.
     rng = np.random.default_rng(12)
     for _ in range(50):

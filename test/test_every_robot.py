@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Acceptance of issue 14: every URDF of example-robot-data against Pinocchio.
+Every URDF of example-robot-data against Pinocchio.
 
 Every ``.urdf`` below ``robots/`` (a glob, not a list) that Pinocchio loads
 as a fixed-base tree (``mimic=True`` when the file has ``<mimic>`` tags)

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Compiled derivatives and linearization (issue 9, phase 2).
+Compiled derivatives and linearization.
 
 ``inverse_dynamics_derivatives``, ``forward_dynamics_derivatives``,
 ``linearize`` and ``linearize_trajectory`` on the compiled path, against

@@ -19,8 +19,8 @@ The node starts in namespace /arm with no URDF and ``use_sim_time``; the
 URDF arrives on the relative, transient-local ``robot_description`` topic
 (as robot_state_publisher sends it), is replaced by another robot, survives
 a broken URDF, and follows ``gravity`` / ``joints`` changes.  The two-link
-arm's gravity torques are checked against the closed form (Nasser digest,
-section 5); Panda's against Pinocchio.
+arm's gravity torques are checked against the closed form (Nasser's
+analytic check, docs/papers/nasser_1990.md); Panda's against Pinocchio.
 """
 
 import os

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The front door of issue 14: every robot description a ROS user has.
+The front door: every robot description a ROS user has.
 
 Each refusal (ModelError) and each warning (ModelWarning) of ``load_urdf``
 with its exact message; real descriptions that urdfdom-py refused (PR2's
