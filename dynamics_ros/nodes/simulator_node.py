@@ -136,8 +136,7 @@ from .conversions import (joint_state_message, message_vector,
                           mimic_joints_named, name_index, pick,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
-from .model_source import (MODEL_PARAMETERS, ModelSource, NO_MODEL,
-                           PAYLOAD_PARAMETERS)
+from .model_source import ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS
 from ..flexible.config import load_flexible, read_config
 from ..model.payload import payload_body
@@ -540,11 +539,10 @@ class SimulatorNode(Node):
                 self.build_simulation(model, joint_names, settings, own)
             except ValueError as error:
                 return refused(str(error))
-        # The model parameters of the same set rebuild the simulation
-        # themselves (ModelSource calls on_model after the set).
-        rebuild = rebuild and not any(
-            name in MODEL_PARAMETERS or name in PAYLOAD_PARAMETERS
-            for name in (p.name for p in parameters))
+        # With model parameters in the same set, ModelSource queues the new
+        # model too, before or after this rebuild of the model it has then:
+        # the loop applies a rebuild only to the model it was built for, so
+        # the new model ends up running with the new settings either way.
         self.accepted = (settings, rebuild)
         if not self.apply_after_set:
             self.apply_parameters(parameters)

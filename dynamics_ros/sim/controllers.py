@@ -101,28 +101,32 @@ class JointPid:
         self.gains = gains
         # Without integral gains the integral cannot act: skip it per step.
         self.integrating = bool(np.any(gains.i != 0.0))
+        self.use()
         self.reset()
+
+    def use(self, p=None, d=None):
+        """
+        Compute with P and D gains ``p``, ``d`` (None: the gains').
+
+        Zero where the simulator integrates that term itself
+        (JointCommands.hand_over_damping).
+        """
+        self.p = self.gains.p if p is None else p
+        self.d = self.gains.d if d is None else d
 
     def reset(self):
         """Forget the integral and the previous error."""
         self.integral = np.zeros_like(self.gains.p)
         self.last_error = None
 
-    def __call__(self, error, dt, error_rate=None, p=None, d=None):
-        """
-        Return the effort for ``error`` held over the next ``dt``.
-
-        ``p``, ``d``: gains used in place of the P and D gains for this
-        call (zero where the simulator integrates that term itself).
-        """
+    def __call__(self, error, dt, error_rate=None):
+        """Return the effort for ``error`` held over the next ``dt``."""
         error = np.asarray(error, dtype=float)
         if error_rate is None:
             error_rate = np.zeros_like(error) if self.last_error is None \
                 else (error - self.last_error) / dt
         self.last_error = error
-        p = self.gains.p if p is None else p
-        d = self.gains.d if d is None else d
-        effort = p * error + d * error_rate
+        effort = self.p * error + self.d * error_rate
         if not self.integrating:
             return effort
         limit = self.gains.max_integral_error
@@ -187,12 +191,17 @@ class JointCommands:
         for loop, pid, gain, mask in (
                 ('position', self.position_pid, 'd', position),
                 ('velocity', self.velocity_pid, 'p', velocity)):
+            pid.use()
             if mask is None or not np.any(mask):
                 continue
             gains = getattr(pid.gains, gain)
             mask = np.broadcast_to(np.asarray(mask, dtype=bool), gains.shape)
             self.handed[loop] = (np.where(mask, 0.0, gains),
                                  np.where(mask, gains, 0.0))
+            pid.use(**{gain: self.handed[loop][0]})
+        # The gains of the dampers handed over (None: none), per loop.
+        self.position_damper = self.handed.get('position', (None, None))[1]
+        self.velocity_damper = self.handed.get('velocity', (None, None))[1]
 
     def reset(self):
         """Go back to zero effort and forget the controllers' history."""
@@ -245,24 +254,19 @@ class JointCommands:
         Without the dampers handed over to the simulator
         (``hand_over_damping``); those are in ``damping`` afterwards.
         """
-        self.damping = None
         if self.mode == 'effort':
+            self.damping = None
             return self.target.copy()
         if self.mode == 'velocity':
-            handed = self.handed.get('velocity')
-            if handed is None:
-                return self.velocity_pid(self.target - qd, dt)
-            self.damping = (handed[1], self.target)
-            return self.velocity_pid(self.target - qd, dt, p=handed[0])
+            self.damping = None if self.velocity_damper is None else \
+                (self.velocity_damper, self.target)
+            return self.velocity_pid(self.target - qd, dt)
         q_desired, qd_desired, feedforward = self.reference(t, q)
         error = position_error(self.model, q_desired, q) if self.wrapping \
             else q_desired - q
-        handed = self.handed.get('position')
-        d = None
-        if handed is not None:
-            d = handed[0]
-            self.damping = (handed[1], qd_desired)
-        effort = self.position_pid(error, dt, qd_desired - qd, d=d)
+        self.damping = None if self.position_damper is None else \
+            (self.position_damper, qd_desired)
+        effort = self.position_pid(error, dt, qd_desired - qd)
         # A position command has no feed-forward (adding its zeros would
         # cost a numpy call a step).
         return effort if self.mode == 'position' else effort + feedforward
