@@ -37,8 +37,9 @@ up to dt * rate = 2.785 on the negative real axis, semi-implicit Euler up to
 Numerical integration: the Euler integrator solves
 ``(M + dt D) qdd = tau - h - D qd``), those joints' damping is integrated
 backward: after the explicit step (which leaves it out) the velocities solve
-``(M + dt D_s) qd+ = M qd_explicit + dt D_s qd_ref`` - backward Euler in the
-damping, unconditionally stable, exact in the quasi-static limit where the
+``(M + dt D) qd+ = M qd_explicit + dt G qd_ref`` (D: the stiff joints'
+damping plus the controller's dampers G, which pull toward the reference
+velocities qd_ref) - backward Euler in the damping, unconditionally stable, exact in the quasi-static limit where the
 joint moves at effort / damping - and the positions take the usual share of
 that velocity change (integrators.POSITION_SHARE: the trapezoid for rk4,
 qd+ itself for semi-implicit Euler, which makes that step MuJoCo's).  A
@@ -64,8 +65,10 @@ With an effort held over the step (an array, or None) on a RobotModel with
 ``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run compiled in one call
 while the compiled path is on (compiled_step.py, dynamics_ros.fast.sim_step:
 the same operations in the same order, so the same numbers, about 5x
-faster); the kernel says whether step 3 has anything to do, and steps 3 and
-4 stay the Python code below.
+faster); so does step 3's implicit damping on the steps where no impulse
+acts (CRBA and Cholesky there, numpy's inverse here: equal to rounding).
+The kernel says whether step 3 has anything else to do; the impulses and
+step 4 stay the Python code below.
 
 A MimicModel (mimic joints as dependent coordinates) is simulated in its
 independent coordinates: its forward dynamics and M are the reduced ones
