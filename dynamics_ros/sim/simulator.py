@@ -39,9 +39,9 @@ Numerical integration: the Euler integrator solves
 backward: after the explicit step (which leaves it out) the velocities solve
 ``(M + dt D) qd+ = M qd_explicit + dt G qd_ref`` (D: the stiff joints'
 damping plus the controller's dampers G, which pull toward the reference
-velocities qd_ref) - backward Euler in the damping, unconditionally stable, exact in the quasi-static limit where the
-joint moves at effort / damping - and the positions take the usual share of
-that velocity change (integrators.POSITION_SHARE: the trapezoid for rk4,
+velocities qd_ref) - backward Euler in the damping, unconditionally
+stable, exact in the quasi-static limit where the joint moves at effort /
+damping - and the positions take the usual share of that velocity change (integrators.POSITION_SHARE: the trapezoid for rk4,
 qd+ itself for semi-implicit Euler, which makes that step MuJoCo's).  A
 joint goes implicit when ``dt * damping * (M^-1)_ii`` exceeds
 ``STIFF_DAMPING`` (0.5, a factor 5.5 inside rk4's limit) at the initial
@@ -364,8 +364,8 @@ class Simulator:
         (controllers.PidGains, as they act in the held effort: zero where a
         damper is handed over) the position loop's natural frequency
         sqrt(kp (M^-1)_ii), its damper kd, the velocity loop's kp, and a
-        velocity kd above the joint's inertia (its finite difference then amplifies
-        every step).  ``joint`` names the joint, or None for a coupled mode.
+        velocity kd above the joint's inertia (its finite difference then
+        amplifies every step).  ``joint`` names the joint, or None for a coupled mode.
         """
         rates = {}
         names = self.model.joint_names
