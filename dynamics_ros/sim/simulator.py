@@ -41,8 +41,9 @@ backward: after the explicit step (which leaves it out) the velocities solve
 damping plus the controller's dampers G, which pull toward the reference
 velocities qd_ref) - backward Euler in the damping, unconditionally
 stable, exact in the quasi-static limit where the joint moves at effort /
-damping - and the positions take the usual share of that velocity change (integrators.POSITION_SHARE: the trapezoid for rk4,
-qd+ itself for semi-implicit Euler, which makes that step MuJoCo's).  A
+damping - and the positions take the usual share of that velocity change
+(integrators.POSITION_SHARE: the trapezoid for rk4, qd+ itself for
+semi-implicit Euler, which makes that step MuJoCo's).  A
 joint goes implicit when ``dt * damping * (M^-1)_ii`` exceeds
 ``STIFF_DAMPING`` (0.5, a factor 5.5 inside rk4's limit) at the initial
 positions or at any of ``INERTIA_SAMPLES`` configurations within the
@@ -365,7 +366,8 @@ class Simulator:
         damper is handed over) the position loop's natural frequency
         sqrt(kp (M^-1)_ii), its damper kd, the velocity loop's kp, and a
         velocity kd above the joint's inertia (its finite difference then
-        amplifies every step).  ``joint`` names the joint, or None for a coupled mode.
+        amplifies every step).  ``joint`` names the joint, or None for a
+        coupled mode.
         """
         rates = {}
         names = self.model.joint_names
