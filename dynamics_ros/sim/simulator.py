@@ -224,6 +224,8 @@ class Simulator:
         self.flexible = model if isinstance(model, FlexibleModel) else None
         model = model if self.flexible is None else self.flexible.model
         self.model = model
+        # The joint count, read a few times a step (model.nq is a property).
+        self.nq = model.nq
         self.nz = model.nq if self.flexible is None else self.flexible.nz
         self.dt = float(dt)
         self.integrator_name = integrator_name
@@ -500,12 +502,12 @@ class Simulator:
     @property
     def q(self):
         """Return the joint positions (model order), z[:nq]."""
-        return self.z[:self.model.nq]
+        return self.z[:self.nq]
 
     @property
     def qd(self):
         """Return the joint velocities (model order), zd[:nq]."""
-        return self.zd[:self.model.nq]
+        return self.zd[:self.nq]
 
     def flexible_state(self):
         """
@@ -538,7 +540,7 @@ class Simulator:
         """Return zdd of the smooth dynamics for a saturated ``effort``."""
         if self.damped:
             effort = effort + damping_torque(self.explicit_damping,
-                                             zd[:self.model.nq])
+                                             zd[:self.nq])
         if self.flexible is None:
             return forward_dynamics(self.model, z, zd, effort)
         return self.flexible.forward_dynamics(z, zd, effort)
