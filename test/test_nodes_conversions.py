@@ -17,8 +17,8 @@
 from builtin_interfaces.msg import Duration, Time
 from dynamics_ros.nodes.conversions import (
     joint_state_arrays, joint_state_message, JointStateReader,
-    matrix_message, message_matrix, message_vector, ThrottledWarnings,
-    time_message, to_seconds, trajectory_arrays)
+    matrix_message, message_matrix, message_vector, names_text, quote,
+    ThrottledWarnings, time_message, to_seconds, trajectory_arrays)
 import numpy as np
 import pytest
 from sensor_msgs.msg import JointState
@@ -150,3 +150,84 @@ def test_warnings_are_throttled_per_key():
     assert logger.lines == [
         'joint_states ignored: bad', 'joint_states ignored: other',
         'joint_states ignored: bad (4 similar warnings suppressed)']
+
+
+LONG = 'x' * 100000
+
+
+def test_quotes_of_user_input_are_bounded():
+    assert quote('abc') == "'abc'"
+    assert quote(LONG) == "'%s'..." % ('x' * 80)
+    assert quote(1.5) == '1.5' and quote(float('nan')) == 'nan'
+    assert quote([1.0, 2.0]) == '[1.0, 2.0]'
+    assert len(quote([1.0] * 100000)) < 120
+    assert '(100000 values)' in quote([1.0] * 100000)
+    assert len(quote([LONG] * 1000)) < 200
+    assert names_text(['a', 'b']) == 'a, b'
+    text = names_text([LONG] * 10)
+    assert len(text) < 500 and text.endswith('(5 more)')
+
+
+@pytest.mark.parametrize('msg,names', [
+    (JointState(name=[LONG], position=[0.0]), JOINTS),
+    (JointState(name=[LONG, LONG], position=[0.0, 0.0]), JOINTS),
+    (JointState(name=['a', 'b', LONG], position=[0.0, 0.0, float('nan')]),
+     ['a', 'b', LONG]),
+    (JointState(name=['u%d' % i for i in range(10000)],
+                position=[0.0] * 10000), JOINTS),
+], ids=['unknown', 'twice', 'NaN', 'many unknown'])
+def test_reasons_about_long_names_are_short(msg, names):
+    reason = joint_state_arrays(msg, names)
+    assert isinstance(reason, str) and len(reason) < 400, len(reason)
+
+
+def long_trajectory(k=10000, names=JOINTS):
+    """Return a k-point trajectory, 1 ms apart, positions and velocities."""
+    msg = JointTrajectory(joint_names=list(names))
+    for i in range(k):
+        msg.points.append(JointTrajectoryPoint(
+            positions=[0.001 * i] * len(names),
+            velocities=[1.0] * len(names),
+            time_from_start=Duration(sec=0, nanosec=1000000 * (i + 1))))
+    return msg
+
+
+def test_long_trajectory_is_read_in_one_pass():
+    traj = trajectory_arrays(long_trajectory(), JOINTS, 5.0)
+    assert traj.positions.shape == (10000, 3)
+    assert np.all(traj.has_velocity) and not np.any(traj.has_acceleration)
+    assert traj.times[-1] == pytest.approx(10.0)
+    assert traj.positions[-1].tolist() == pytest.approx([9.999] * 3)
+
+
+@pytest.mark.parametrize('change,reason', [
+    (lambda m: setattr(m.points[7000], 'positions', [1.0]),
+     'point 7000 positions has 1 values for 3 names'),
+    (lambda m: setattr(m.points[9999], 'velocities', [0.0, float('inf'),
+                                                      0.0]),
+     "point 9999 velocities of joint 'b' is inf"),
+    (lambda m: setattr(m.points[5], 'time_from_start', Duration(sec=0)),
+     'point 5 is at 0.0 s after 0.005 s'),
+    (lambda m: setattr(m, 'joint_names', ['a', 'b', 'c', LONG]),
+     'that are not controlled'),
+])
+def test_long_trajectory_reasons_name_the_point_and_stay_short(
+        change, reason):
+    msg = long_trajectory()
+    if 'not controlled' in reason:
+        msg = long_trajectory(3)
+    change(msg)
+    text = trajectory_arrays(msg, JOINTS, 0.0)
+    assert isinstance(text, str) and reason in text, text
+    assert len(text) < 400, len(text)
+
+
+def test_long_warnings_are_cut():
+    logged = []
+
+    class Logger:
+        def warning(self, text):
+            logged.append(text)
+
+    ThrottledWarnings(Logger()).warn('k', LONG)
+    assert len(logged[0]) < 2100
