@@ -18,7 +18,8 @@ Run a node class as a console script: ``main = entry_point(MyNode)``.
 Spins the node until SIGINT / SIGTERM (Ctrl-C, launch) and returns 0; a
 node that cannot start (bad parameters: ``ModelError``/``ValueError`` from
 its constructor) is reported on stderr and exits with status 1 instead of a
-traceback.
+traceback; the reason is cut to ``MAX_REASON_CHARS`` (it may quote a
+parameter value).
 
 Shutdown is orderly: rclpy's own signal handling is off, the executor spins
 in a worker thread with a short timeout, and the main thread waits for the
@@ -38,7 +39,10 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
+from .conversions import shorten
 from ..errors import ModelError
+
+MAX_REASON_CHARS = 2000
 
 
 def spin_until(executor, stop, failure):
@@ -68,7 +72,7 @@ def run(node_class, args=None):
     # a parameter file, e.g. [0, 0] (integers) where doubles are declared.
     except (ModelError, ValueError, ParameterException) as error:
         failure.append('[%s] cannot start: %s\n' % (
-            node_class.__name__, error))
+            node_class.__name__, shorten(error, MAX_REASON_CHARS)))
     if node is not None:
         executor = SingleThreadedExecutor()
         executor.add_node(node)
