@@ -327,8 +327,6 @@ def check_bad_sets(ros, node):
 @pytest.mark.parametrize('name,value', [
     (name, value) for name, values in MODEL_SOURCE_GAPS.items()
     for value in values], ids=lambda x: repr(x)[:20])
-@pytest.mark.xfail(reason='model_source.py (changed beside this work)',
-                   strict=False)
 def test_model_source_refuses_with_a_bounded_reason(idn, name, value):
     before = remote_parameters(idn, ID_NODE, [name])[name]
     result = idn.set_parameters(ID_NODE, **{name.replace('.', '__'):

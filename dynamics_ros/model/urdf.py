@@ -211,20 +211,27 @@ def _cycle(start, parent_joint):
     return [parent_joint[name].name for name in cycle]
 
 
+def _short(name, limit=80):
+    """Return the repr of a user-given name, cut to ``limit`` characters."""
+    text = str(name)
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + '...'
+
+
 def _some(names, count=12):
     """Return up to ``count`` names for a message, saying how many more."""
     names = sorted(names)
     more = len(names) - count
-    return ', '.join(names[:count]) + (' and %d more' % more if more > 0
-                                       else '')
+    return ', '.join(name if len(name) <= 80 else name[:80] + '...'
+                     for name in names[:count]) + (
+        ' and %d more' % more if more > 0 else '')
 
 
 def _find_root(root_link, links, parent_joint, child_joints):
     """Return the base link: ``root_link``, else the URDF's unique root."""
     if root_link is not None:
         if root_link not in links:
-            raise ModelError('root_link %r is not a link of the URDF (links: '
-                             '%s)' % (root_link, _some(links)))
+            raise ModelError('root_link %s is not a link of the URDF (links: '
+                             '%s)' % (_short(root_link), _some(links)))
         return root_link
     roots = [name for name in links if name not in parent_joint]
     if not links:
@@ -257,7 +264,7 @@ def _chain_links(root, tip, links, parent_joint):
     if tip is None:
         return None
     if tip not in links:
-        raise ModelError('tip_link %r is not a link of the URDF' % tip)
+        raise ModelError('tip_link %s is not a link of the URDF' % _short(tip))
     path = [tip]
     while path[-1] != root:
         joint = parent_joint.get(path[-1])

@@ -82,12 +82,15 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
-from .conversions import ThrottledWarnings
+from .conversions import names_text, quote, ThrottledWarnings
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
 from ..model.payload import add_payload, check_payload
 from ..model.urdf import load_urdf, urdf_text
+
+# The longest reason a refused parameter set returns (characters).
+REASON_CHARS = 360
 
 MODEL_PARAMETERS = {
     'robot_description': ('', 'URDF XML of the robot (else urdf_path, else '
@@ -158,11 +161,12 @@ def resolve_joints(model, joints):
                              ('not movable joints of the model', unknown),
                              ('missing', missing)):
             if names:
-                faults.append('%s: %s' % (label, ', '.join(names)))
+                faults.append('%s: %s' % (label, names_text(names)))
         raise ModelError(
-            'parameter joints must name every movable joint of model %r '
+            'parameter joints must name every movable joint of model %s '
             'exactly once (%s; model joints: %s)' % (
-                model.name, '; '.join(faults), ', '.join(model.joint_names)))
+                quote(model.name), '; '.join(faults),
+                names_text(model.joint_names)))
     return joints
 
 
@@ -381,6 +385,13 @@ class ModelSource:
         if not overrides:
             return SetParametersResult(successful=True)
         try:
+            unused = {'urdf_path', 'xacro_args'} & set(overrides)
+            if unused and self._value('robot_description', overrides):
+                # Acknowledged but never read: say so instead.
+                raise ModelError(
+                    '%s not used while robot_description is set (it takes '
+                    'precedence): clear robot_description first' % ' and '.join(
+                        sorted(unused)))
             settings = self.settings(overrides)
             check_settings(settings)
             xml = self.xml
@@ -389,7 +400,11 @@ class ModelSource:
                 xml = self._parameter_xml(overrides) or xml
             built = None if xml is None else build_model(xml, settings)
         except (ModelError, TypeError, ValueError) as error:
-            return SetParametersResult(successful=False, reason=str(error))
+            # Reasons quote user input: bounded, whatever raised them.
+            reason = str(error)
+            if len(reason) > REASON_CHARS:
+                reason = reason[:REASON_CHARS] + '...'
+            return SetParametersResult(successful=False, reason=reason)
         self._pending = (xml, built)
         if not self._apply_after_set:
             self._apply_parameters(parameters)
