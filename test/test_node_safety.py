@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Safe beside a real robot (issue 15), over DDS: bounded torques, refused sets.
+Safe beside a real robot, over DDS: bounded torques, refused sets.
 
 - inverse_dynamics_node (Panda, ``mode: inverse_dynamics``) given a
   trajectory with a 1e6 rad waypoint 10 ms away publishes efforts within the
@@ -40,12 +40,13 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.parameter import Parameter
-from ros_harness import NodeProcess, RosTester
+from ros_harness import NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-ID_DOMAIN, LIN_DOMAIN, START_DOMAIN = 191, 192, 193
+ID_DOMAIN, LIN_DOMAIN, START_DOMAIN = (reserve_domain_id(__name__)
+                                       for _ in range(3))
 ID_NODE = 'inverse_dynamics_node'
 LIN_NODE = 'linearization_node'
 XML = oracle.example_arm_xml('panda')

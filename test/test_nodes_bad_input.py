@@ -31,12 +31,13 @@ from conftest import assert_close
 import numpy as np
 import oracle
 import pytest
-from ros_harness import all_finite, NodeProcess, RosTester
+from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
+    RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-DOMAIN_ID = 104
+DOMAIN_ID = reserve_domain_id(__name__)
 ID_NODE = 'inverse_dynamics_node'
 LIN_NODE = 'linearization_node'
 XML = oracle.example_arm_xml('panda')

@@ -28,13 +28,14 @@ from conftest import assert_close
 import numpy as np
 import oracle
 import pytest
-from ros_harness import all_finite, NodeProcess, RosTester
+from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
+    RosTester
 from scipy.interpolate import BPoly
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-DOMAIN_ID = 101
+DOMAIN_ID = reserve_domain_id(__name__)
 NODE = 'inverse_dynamics_node'
 XML = oracle.example_arm_xml('panda')
 MODEL, ORACLE = oracle.oracle_for(XML)

@@ -25,11 +25,11 @@ import dynamics_ros as dr
 import numpy as np
 import oracle
 import pytest
-from ros_harness import NodeProcess, RosTester
+from ros_harness import NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-DOMAIN_ID = 102
+DOMAIN_ID = reserve_domain_id(__name__)
 NODE = 'linearization_node'
 XML = oracle.example_arm_xml('panda')
 MODEL, ORACLE = oracle.oracle_for(XML)

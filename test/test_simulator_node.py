@@ -37,14 +37,16 @@ from dynamics_ros.sim.controllers import JointCommands, PidGains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import NodeProcess, RosTester
+from ros_harness import NodeProcess, reserve_domain_id, RosTester
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-DOMAIN_ID = 151
+DOMAIN_ID = reserve_domain_id(__name__)
+# Nodes that must exit at once, apart from the shared node's domain.
+EXIT_DOMAIN_ID = reserve_domain_id(__name__)
 NODE = 'simulator_node'
 URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), 'urdf', 'two_link_planar.urdf')
@@ -336,7 +338,7 @@ def test_a_new_model_restarts_the_simulation_with_time_running_on(ros):
 
 
 def test_a_bad_parameter_stops_the_node_with_the_reason():
-    node = NodeProcess(NODE, DOMAIN_ID + 1, {
+    node = NodeProcess(NODE, EXIT_DOMAIN_ID, {
         'urdf_path': URDF, 'integrator': 'euler'})
     status = node.wait_exit()
     output = node.output()
@@ -347,7 +349,7 @@ def test_a_bad_parameter_stops_the_node_with_the_reason():
 
 def test_a_parameter_of_the_wrong_type_stops_the_node_with_the_reason():
     """Integers where doubles are declared: exit 1 and say so, no traceback."""
-    node = NodeProcess(NODE, DOMAIN_ID + 1, {
+    node = NodeProcess(NODE, EXIT_DOMAIN_ID, {
         'urdf_path': URDF, 'initial_positions': [0, 0]})
     status = node.wait_exit()
     output = node.output()

@@ -32,13 +32,14 @@ from dynamics_ros.nodes.conversions import to_seconds
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import NodeProcess, RosTester
+from ros_harness import NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 import yaml
 
-DOMAIN_ID = 164
+DOMAIN_ID = reserve_domain_id(__name__)
+START_DOMAIN_IDS = [reserve_domain_id(__name__) for _ in range(4)]
 NODE = 'simulator_node'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(ROOT, 'urdf', 'two_link_planar.urdf')
@@ -223,10 +224,10 @@ def test_a_bad_flexible_config_stops_the_node_with_the_reason(tmp_path):
         yaml.safe_dump({'flexible_links': {'forearm': {
             'length': 0.8, 'mass': 1.5, 'EI': 120.0, 'modes': 1}}}, stream)
     for domain, config, reason in (
-            (DOMAIN_ID + 1, missing, 'no such file'),
-            (DOMAIN_ID + 2, wrong_link,
+            (START_DOMAIN_IDS[0], missing, 'no such file'),
+            (START_DOMAIN_IDS[1], wrong_link,
              "flexible link 'forearm' is not a link moved by a joint"),
-            (DOMAIN_ID + 3, CONFIG,
+            (START_DOMAIN_IDS[2], CONFIG,
              "payload.mass 0.5 kg is on flexible link 'fore_link'")):
         node = NodeProcess(NODE, domain, {
             'urdf_path': URDF, 'flexible_config': config,
@@ -241,11 +242,11 @@ def test_a_bad_flexible_config_stops_the_node_with_the_reason(tmp_path):
 
 def test_a_step_too_long_for_the_modes_is_warned_about():
     """At the default 1 kHz the shipped arm's 6 ms mode gets a warning."""
-    node = NodeProcess(NODE, DOMAIN_ID + 4, {
+    node = NodeProcess(NODE, START_DOMAIN_IDS[3], {
         'urdf_path': URDF, 'flexible_config': CONFIG,
         'initial_positions': [INITIAL[name] for name in JOINTS],
         'joints': JOINTS})
-    tester = RosTester(DOMAIN_ID + 4)
+    tester = RosTester(START_DOMAIN_IDS[3])
     try:
         tester.wait_for(lambda: 'shortest natural period' in node.output()
                         or not node.alive(), what='the step warning')
