@@ -179,6 +179,23 @@ def hot_path_3_forces_inverting(operation, function):
     return run
 
 
+def hot_path_3_inverting(operation, function):
+    """
+    Hot path of (q, qd, tau) that inverts M, with options after them.
+
+    Only a call without the options (``linearize`` without ``dt``) is
+    inlined; the kernel gives the continuous (A, B).
+    """
+    def run(model, a, b, c, *options, **named):
+        kernel = operation._compiled
+        if kernel is not None and fast.ENABLED and not options and \
+                not named and model.__class__ is RobotModel and \
+                model.__dict__.get(DERIVED_CACHE) == []:
+            return kernel(model, a, b, c)
+        return function(model, a, b, c, *options, **named)
+    return run
+
+
 def no_hot_path(operation, function):
     """Operations not called often enough to need one: ``function``."""
     def run(*args, **kwargs):
@@ -188,7 +205,8 @@ def no_hot_path(operation, function):
 
 HOT_PATHS = {(1, False, False): hot_path_1, (2, False, False): hot_path_2,
              (3, True, False): hot_path_3_forces,
-             (3, True, True): hot_path_3_forces_inverting}
+             (3, True, True): hot_path_3_forces_inverting,
+             (3, False, True): hot_path_3_inverting}
 
 
 def tree_arguments(model, names, arrays):

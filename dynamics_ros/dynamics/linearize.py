@@ -100,23 +100,6 @@ def state_space(model, dtau_dq, dtau_dqd, M):
     return A, B
 
 
-def linearize(model, q, qd, tau, dt=None):
-    """
-    Return the linear model (A, B) of the dynamics about (q, qd, tau).
-
-    x = [q; qd], u = tau, in ``model.joint_names`` order.  Continuous time
-    (dx/dt = A x + B u) when ``dt`` is None, else the zero-order-hold
-    discrete model x[k+1] = A x[k] + B u[k] with sample time ``dt``.  Joint
-    damping and armature of the model enter A and B (see the module notes).
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
-    """
-    A, B = dispatch(LINEARIZE, model, (q, qd, tau))
-    if dt is None:
-        return A, B
-    return zero_order_hold(A, B, dt)
-
-
 def reference_linearize(model, q, qd, tau):
     """Continuous (A, B) of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
@@ -215,3 +198,21 @@ LINEARIZE_TRAJECTORY = Operation(
     kernel='linearize.linearize_trajectory', arguments=('q', 'qd', 'qdd'),
     results=(MATRIX, MATRIX, MATRIX), coupled=coupled_linearize_trajectory,
     batched=True, inverts_inertia=True)
+
+
+@LINEARIZE.public
+def linearize(model, q, qd, tau, dt=None):
+    """
+    Return the linear model (A, B) of the dynamics about (q, qd, tau).
+
+    x = [q; qd], u = tau, in ``model.joint_names`` order.  Continuous time
+    (dx/dt = A x + B u) when ``dt`` is None, else the zero-order-hold
+    discrete model x[k+1] = A x[k] + B u[k] with sample time ``dt``.  Joint
+    damping and armature of the model enter A and B (see the module notes).
+    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
+    states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
+    """
+    A, B = dispatch(LINEARIZE, model, (q, qd, tau))
+    if dt is None:
+        return A, B
+    return zero_order_hold(A, B, dt)
