@@ -276,3 +276,40 @@ def all_finite(messages, field='data'):
     """Return True when every number of every message's field is finite."""
     return all(np.all(np.isfinite(np.asarray(getattr(m, field), dtype=float)))
                for m in messages)
+
+
+def finish(node, tester):
+    """Stop a fixture's node and tester; the node must have lived on."""
+    alive = node.alive()
+    status = node.stop()
+    tester.close()
+    assert alive, 'node died:\n' + node.output()
+    assert status == 0, node.output()
+
+
+def inverse_dynamics_topics(tester):
+    """Give ``tester`` the topics of an inverse_dynamics_node; return it."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from trajectory_msgs.msg import JointTrajectory
+    tester.states = tester.publisher(JointState, 'joint_states')
+    tester.trajectories = tester.publisher(JointTrajectory,
+                                           'joint_trajectory')
+    tester.annotate = tester.publisher(JointTrajectory, 'trajectory_in')
+    tester.feedforward = tester.collector(JointState, 'feedforward')
+    tester.efforts = tester.collector(Float64MultiArray, 'effort_commands')
+    tester.annotated = tester.collector(JointTrajectory, 'trajectory_out')
+    return tester
+
+
+def linearization_topics(tester):
+    """Give ``tester`` the topics of a linearization_node; return it."""
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    tester.states = tester.publisher(JointState, 'joint_states')
+    tester.commands = tester.publisher(Float64MultiArray, 'effort_commands')
+    tester.a = tester.collector(Float64MultiArray, 'state_space/A')
+    tester.b = tester.collector(Float64MultiArray, 'state_space/B')
+    tester.point = tester.collector(JointState,
+                                    'state_space/operating_point')
+    return tester

@@ -39,8 +39,8 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
-    RosTester
+from ros_harness import all_finite, finish, inverse_dynamics_topics, \
+    linearization_topics, NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -112,15 +112,6 @@ def point(seconds, positions, velocities=None, accelerations=None):
     return msg
 
 
-def finish(node, tester):
-    """Stop a fixture's node and tester; the node must have lived."""
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
-
-
 # --- inverse_dynamics_node -------------------------------------------------
 
 ID_NODE = 'inverse_dynamics_node'
@@ -132,13 +123,7 @@ def inverse():
     node = NodeProcess(ID_NODE, ID_DOMAIN, {
         'robot_description': XML, 'joints': JOINTS, 'mode': 'gravity'})
     tester = RosTester(ID_DOMAIN)
-    tester.states = tester.publisher(JointState, 'joint_states')
-    tester.trajectories = tester.publisher(JointTrajectory,
-                                           'joint_trajectory')
-    tester.annotate = tester.publisher(JointTrajectory, 'trajectory_in')
-    tester.feedforward = tester.collector(JointState, 'feedforward')
-    tester.efforts = tester.collector(Float64MultiArray, 'effort_commands')
-    tester.annotated = tester.collector(JointTrajectory, 'trajectory_out')
+    inverse_dynamics_topics(tester)
     yield tester
     finish(node, tester)
 
@@ -219,12 +204,7 @@ def linear():
     node = NodeProcess(LIN_NODE, LIN_DOMAIN, {
         'urdf_path': PATH, 'joints': JOINTS, 'rate': 20.0})
     tester = RosTester(LIN_DOMAIN)
-    tester.states = tester.publisher(JointState, 'joint_states')
-    tester.commands = tester.publisher(Float64MultiArray, 'effort_commands')
-    tester.a = tester.collector(Float64MultiArray, 'state_space/A')
-    tester.b = tester.collector(Float64MultiArray, 'state_space/B')
-    tester.point = tester.collector(JointState,
-                                    'state_space/operating_point')
+    linearization_topics(tester)
     yield tester
     finish(node, tester)
 

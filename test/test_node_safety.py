@@ -40,7 +40,7 @@ import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.parameter import Parameter
-from ros_harness import NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -93,11 +93,7 @@ def idn():
     ros.trajectories.publish(extreme_trajectory())
     ros.spin(0.3)
     yield ros
-    alive = node.alive()
-    status = node.stop()
-    ros.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
+    finish(node, ros)
 
 
 def efforts_when(ros, condition, what):
@@ -374,11 +370,7 @@ def lin():
                  action=lambda: ros.states.publish(ros.state), every=0.2,
                  what='a first A')
     yield ros
-    alive = node.alive()
-    status = node.stop()
-    ros.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
+    finish(node, ros)
 
 
 def still_publishing(ros, count=3):

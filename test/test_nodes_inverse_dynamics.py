@@ -28,11 +28,10 @@ from conftest import assert_close
 import numpy as np
 import oracle
 import pytest
-from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
-    RosTester
+from ros_harness import all_finite, finish, inverse_dynamics_topics, \
+    NodeProcess, reserve_domain_id, RosTester
 from scipy.interpolate import BPoly
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 DOMAIN_ID = reserve_domain_id(__name__)
@@ -51,20 +50,10 @@ def ros():
         'robot_description': XML, 'joints': JOINTS, 'tip_link': 'panda_hand',
         'mode': 'gravity', 'saturate': False})
     tester = RosTester(DOMAIN_ID)
-    tester.states = tester.publisher(JointState, 'joint_states')
-    tester.trajectories = tester.publisher(JointTrajectory,
-                                           'joint_trajectory')
-    tester.annotate = tester.publisher(JointTrajectory, 'trajectory_in')
-    tester.feedforward = tester.collector(JointState, 'feedforward')
-    tester.efforts = tester.collector(Float64MultiArray, 'effort_commands')
-    tester.annotated = tester.collector(JointTrajectory, 'trajectory_out')
+    inverse_dynamics_topics(tester)
     tester.stamp = 0
     yield tester
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
+    finish(node, tester)
 
 
 def by_name(values, names, order):

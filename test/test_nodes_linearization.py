@@ -25,7 +25,8 @@ import dynamics_ros as dr
 import numpy as np
 import oracle
 import pytest
-from ros_harness import NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, linearization_topics, NodeProcess, \
+    reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -44,19 +45,10 @@ def ros():
     node = NodeProcess(NODE, DOMAIN_ID, {
         'robot_description': XML, 'joints': JOINTS, 'rate': 20.0})
     tester = RosTester(DOMAIN_ID)
-    tester.states = tester.publisher(JointState, 'joint_states')
-    tester.commands = tester.publisher(Float64MultiArray, 'effort_commands')
-    tester.a = tester.collector(Float64MultiArray, 'state_space/A')
-    tester.b = tester.collector(Float64MultiArray, 'state_space/B')
-    tester.point = tester.collector(JointState,
-                                    'state_space/operating_point')
+    linearization_topics(tester)
     tester.stamp = 0
     yield tester
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
+    finish(node, tester)
 
 
 def decode(msg):

@@ -32,8 +32,8 @@ import oracle
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
-    RosTester
+from ros_harness import all_finite, finish, NodeProcess, \
+    reserve_domain_id, RosTester
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -74,11 +74,7 @@ def ros():
     tester.feedforward = tester.collector(JointState, 'arm/feedforward')
     tester.seconds = 100
     yield tester
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0, node.output()
+    finish(node, tester)
 
 
 def torques(ros, names, q):

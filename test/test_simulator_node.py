@@ -37,7 +37,7 @@ from dynamics_ros.sim.controllers import JointCommands, PidGains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -99,11 +99,7 @@ def ros():
     tester.wait_for(lambda: tester.states.messages, timeout=180.0,
                     what='the first joint_states')
     yield tester
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0
+    finish(node, tester)
 
 
 def reset(ros):

@@ -32,7 +32,7 @@ from dynamics_ros.nodes.conversions import to_seconds
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -86,11 +86,7 @@ def ros():
     tester.wait_for(lambda: tester.flexible.messages, timeout=180.0,
                     what='the first flexible_state')
     yield tester
-    alive = node.alive()
-    status = node.stop()
-    tester.close()
-    assert alive, 'node died:\n' + node.output()
-    assert status == 0
+    finish(node, tester)
 
 
 def command_effort(ros, effort):
