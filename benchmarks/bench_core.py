@@ -19,9 +19,11 @@ Time the dynamics API against Pinocchio on Panda, in one run.
 Prints per-call times (median of repeats) and the ratio to Pinocchio, then
 the time per call for serial chains of 8, 16, 32 and 64 links with the
 per-link cost, which is flat for an O(n) algorithm.  Run with
-``make bench`` or ``.venv/bin/python benchmarks/bench_core.py``.
+``make bench`` or ``.venv/bin/python benchmarks/bench_core.py [--calls N]``
+(no ROS: nothing to set a domain for).
 """
 
+import argparse
 import os
 import sys
 
@@ -95,7 +97,11 @@ def scaling(calls):
 
 def main():
     """Run both benchmarks."""
-    calls = int(os.environ.get('BENCH_CALLS', '200'))
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--calls', type=int,
+                        default=int(os.environ.get('BENCH_CALLS', '200')),
+                        help='calls per timing (default $BENCH_CALLS or 200)')
+    calls = parser.parse_args().calls
     compare_with_pinocchio(calls)
     scaling(max(calls // 4, 10))
     return 0

@@ -20,9 +20,11 @@ computeRNEADerivatives / computeABADerivatives measured in the same run,
 the cost of the same (A, B) by central differences of our forward dynamics
 for comparison, a batch of 1,000 states against Pinocchio looped, and the
 time of ``linearize`` on longer serial chains.
-Run with ``.venv/bin/python benchmarks/bench_linearize.py``.
+Run with ``.venv/bin/python benchmarks/bench_linearize.py [calls]`` (no
+ROS: nothing to set a domain for).
 """
 
+import argparse
 import os
 import sys
 
@@ -142,7 +144,10 @@ def scaling(calls):
 
 def main():
     """Run the comparison and the scaling table."""
-    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('calls', nargs='?', type=int, default=200,
+                        help='calls per timing (default 200)')
+    calls = parser.parse_args().calls
     compare_with_pinocchio(calls)
     batches(calls)
     scaling(calls)

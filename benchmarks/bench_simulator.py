@@ -31,11 +31,13 @@ Real-time factor of the simulator: Panda at 1 kHz with RK4.
    leaves more of a small machine to the node.  Then the node alone, by the
    real-time factor it logs when stopped.  Goal: at least 10x real time.
 
-Run: ``.venv/bin/python benchmarks/bench_simulator.py [seconds]``.
-DDS stays on loopback (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, domain
-190).
+Run: ``.venv/bin/python benchmarks/bench_simulator.py [seconds]
+[--domain ID]``.  DDS stays on loopback
+(``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) in four domains from ``ID``
+on, by default ones no other run on this machine holds.
 """
 
+import argparse
 from collections import deque
 import os
 import signal
@@ -57,7 +59,7 @@ from rclpy.experimental import EventsExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
-from ros_harness import NodeProcess, RosTester  # noqa: E402
+from ros_harness import NodeProcess, reserve_domain_id, RosTester  # noqa
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from timing import per_call  # noqa: E402
@@ -368,7 +370,23 @@ def print_run(title, run):
 
 def main(argv):
     """Run the measurements and print the verdict."""
-    seconds = float(argv[1]) if len(argv) > 1 else 10.0
+    global DOMAIN_ID
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('seconds', nargs='?', type=float, default=10.0,
+                        help='wall-clock seconds per node run (default 10)')
+    parser.add_argument('--domain', type=int,
+                        help='first of the four ROS_DOMAIN_IDs to use '
+                             '(default: free ones, reserved for this run)')
+    args = parser.parse_args(argv[1:])
+    seconds = args.seconds
+    if args.domain is not None:
+        DOMAIN_ID = args.domain
+    else:
+        # Consecutive ids: reserve until four in a row are ours.
+        taken = [reserve_domain_id('bench_simulator') for _ in range(4)]
+        while taken[-1] - taken[-4] != 3:
+            taken.append(reserve_domain_id('bench_simulator'))
+        DOMAIN_ID = taken[-4]
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     xml = example_arm_xml('panda')
     model, oracle = oracle_for(xml)
