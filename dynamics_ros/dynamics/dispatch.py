@@ -236,27 +236,21 @@ def project(model, kind, value):
 
 
 def dispatch(operation, model, arrays, f_ext=None):
-    """Evaluate ``operation`` for any model: the one place that decides."""
+    """
+    Evaluate ``operation`` for any model: the one place that decides.
+
+    The frequent case, one compiled call on a plain model, is inlined in
+    front of the public function by ``Operation.public``; this is the rest.
+    """
+    if operation.inverts_inertia:
+        refuse_massless(model)   # cached on the model: a look-up
     if model.__class__ is MimicModel:
         return dispatch_coupled(operation, model, arrays, f_ext)
-    # The cached list of joints that move no mass: None until computed.
-    if operation.inverts_inertia and (
-            model.__dict__.get(DERIVED_CACHE) is None
-            or model.__dict__[DERIVED_CACHE]):
-        refuse_massless(model)
-    kernel = operation._compiled
-    if kernel is not None and fast.ENABLED:
-        # The hot path of one compiled call: nothing else in between.
-        if operation.forces:
-            return kernel(model, *arrays, f_ext)
-        return kernel(model, *arrays)
     return evaluate(operation, model, arrays, f_ext)
 
 
 def dispatch_coupled(operation, model, arrays, f_ext=None):
     """Evaluate ``operation`` on a MimicModel, in independent coordinates."""
-    if operation.inverts_inertia:
-        refuse_massless(model)
     if operation.coupled is not None:
         return operation.coupled(model, *arrays,
                                  *((f_ext,) if operation.forces else ()))
