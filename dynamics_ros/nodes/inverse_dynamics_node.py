@@ -81,6 +81,7 @@ from ..dynamics.bias import gravity_torques
 from ..dynamics.rnea import inverse_dynamics
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
+LIMIT_PARAMETERS = ('saturate', 'effort_limit_scale', 'effort_limits')
 OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
                   'effort_limits')
 
@@ -191,6 +192,7 @@ class InverseDynamicsNode(Node):
             if reason:
                 raise ValueError(reason)
         self.add_on_set_parameters_callback(self.on_set_parameters)
+        self.add_post_set_parameters_callback(self.after_set_parameters)
         # The 1 kHz input gets a thread and a tiny executor of its own; so
         # do trajectories, whose conversion from DDS (about 0.1 s for 10,000
         # points) must not hold up the parameter services.
@@ -222,16 +224,23 @@ class InverseDynamicsNode(Node):
         return SetParametersResult(successful=reason is None,
                                    reason=reason or '')
 
+    def after_set_parameters(self, parameters):
+        """Forget the limits in use when a parameter they depend on changed."""
+        if any(p.name in LIMIT_PARAMETERS for p in parameters):
+            with self.lock:   # answers compute and cache them under it
+                self.cache.pop('limits', None)
+
     def limits(self):
         """Return the effort limits in joints order, None: no saturation."""
+        # Computed once per model and parameter set, not per message: the
+        # cache is cleared by after_set_parameters and on_model.
+        if 'limits' in self.cache:
+            return self.cache['limits']
         if not self.get_parameter('saturate').value:
+            self.cache['limits'] = None
             return None
         scale = self.get_parameter('effort_limit_scale').value
         override = self.get_parameter('effort_limits').value
-        key = ('limits', scale, None if override is None else tuple(override))
-        cached = self.cache.get('limits')
-        if cached is not None and cached[0] == key:
-            return cached[1]
         urdf = self.model.effort_limit[self.index]
         if override is not None and len(override) \
                 and check_limits(override, self.model.nq) is not None:
@@ -241,7 +250,7 @@ class InverseDynamicsNode(Node):
                     len(override), self.model.nq))
             override = None
         limits = effort_limits(urdf, scale, override)
-        self.cache['limits'] = (key, limits)
+        self.cache['limits'] = limits
         return limits
 
     def saturated(self, efforts):
