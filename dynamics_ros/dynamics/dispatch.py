@@ -28,10 +28,8 @@ arguments.  ``dispatch`` then picks, in this order:
 
 import functools
 
-import numpy as np
-
 from .. import fast
-from ..fast.samples import per_sample, samples, wrenches
+from ..fast.samples import per_sample, samples
 from ..model.massless import refuse_massless
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import DERIVED_CACHE, RobotModel
@@ -93,30 +91,6 @@ class Operation:
         return functools.update_wrapper(run, function)
 
 
-def per_sample_results(function, model, names, arrays, f_ext=None,
-                       forces=False):
-    """
-    Evaluate a one-state ``function`` returning a tuple, on a batch.
-
-    As ``per_sample``, with each member of the tuple stacked to (N, ...).
-    """
-    if all(np.ndim(array) <= 1 for array in arrays):
-        return function(model, *arrays, *((f_ext,) if forces else ()))
-    arrays, size = samples(model, names, arrays)
-    f_ext = wrenches(model, f_ext, size) if forces else None
-    results = []
-    for k in range(size):
-        row = tuple(array[k] for array in arrays)
-        if forces:
-            row += (None if len(f_ext) == 0
-                    else f_ext[min(k, len(f_ext) - 1)],)
-        results.append(function(model, *row))
-    if size == 0:  # the shapes of one result, from the zero state
-        zero = function(model, *[np.zeros(model.nq)] * len(arrays))
-        return tuple(np.zeros((0,) + np.shape(part)) for part in zero)
-    return tuple(np.array(part) for part in zip(*results))
-
-
 def evaluate(operation, model, arrays, f_ext=None):
     """Run ``operation`` on a RobotModel: compiled if possible, else numpy."""
     extra = (f_ext,) if operation.forces else ()
@@ -128,10 +102,8 @@ def evaluate(operation, model, arrays, f_ext=None):
             pass
     if operation.batched:
         return operation.reference(model, *arrays, *extra)
-    sampler = per_sample if len(operation.results) == 1 else \
-        per_sample_results
-    return sampler(operation.reference, model, operation.arguments, arrays,
-                   f_ext, forces=operation.forces)
+    return per_sample(operation.reference, model, operation.arguments,
+                      arrays, f_ext, forces=operation.forces)
 
 
 def hot_path_1(operation, function):

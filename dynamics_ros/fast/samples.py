@@ -101,7 +101,8 @@ def per_sample(function, model, names, arrays, f_ext=None, forces=False):
     Evaluate a one-state numpy ``function`` on one state or a batch.
 
     ``function(model, *arrays)`` (with ``f_ext`` last if ``forces``) takes
-    (nq,) arrays; a batch is evaluated row by row and the results stacked.
+    (nq,) arrays; a batch is evaluated row by row and the results stacked,
+    each member on its own when the function returns a tuple.
     """
     if all(np.ndim(array) <= 1 for array in arrays):
         if forces:
@@ -117,5 +118,9 @@ def per_sample(function, model, names, arrays, f_ext=None, forces=False):
         results.append(function(model, *row))
     if size == 0:  # the shape of one result, from the zero state
         zero = function(model, *[np.zeros(model.nq)] * len(arrays))
+        if isinstance(zero, tuple):
+            return tuple(np.zeros((0,) + np.shape(part)) for part in zero)
         return np.zeros((0,) + np.shape(zero))
+    if isinstance(results[0], tuple):
+        return tuple(np.array(part) for part in zip(*results))
     return np.array(results)
