@@ -33,6 +33,8 @@ from .dynamics.influence import congruence, dynamics_coefficients, \
 from .dynamics.jacobians import link_jacobian
 from .dynamics.kinematics import body_poses, link_pose
 from .dynamics.linearize import linearize, linearize_trajectory
+from .dynamics.regressor import inertial_parameters, \
+    joint_torque_regressor
 from .dynamics.rnea import inverse_dynamics
 from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .errors import ModelError, ModelWarning
@@ -60,6 +62,8 @@ __all__ = [
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
+    # system identification: tau = Y(q, qd, qdd) pi
+    'inertial_parameters', 'joint_torque_regressor',
     # DH tables and URDF writing
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # flexible links (Mackay 1988)

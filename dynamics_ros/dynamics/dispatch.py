@@ -28,6 +28,8 @@ arguments.  ``dispatch`` then picks, in this order:
 
 import functools
 
+import numpy as np
+
 from .. import fast
 from ..fast.samples import per_sample, samples
 from ..model.massless import refuse_massless
@@ -37,6 +39,7 @@ from ..model.robot_model import DERIVED_CACHE, RobotModel
 # How a result maps to independent coordinates.
 TORQUE = 'torque'    # (nq,): G^T tau
 MATRIX = 'matrix'    # (nq, nq): G^T X G
+ROWS = 'rows'        # (nq, p): G^T Y, a regressor's rows (per joint)
 
 
 class Operation:
@@ -204,6 +207,8 @@ def project(model, kind, value):
     G = model.G
     if kind == TORQUE:
         return value @ G
+    if kind == ROWS:  # (..., nq_tree, p) -> (..., nq, p)
+        return np.swapaxes(np.swapaxes(value, -1, -2) @ G, -1, -2)
     return G.T @ value @ G
 
 
