@@ -19,19 +19,26 @@ Numbers are the dissertation's tables with the corrections that
 docs/papers/freeman_1985.md lists: C-1 y_B = +3.29, C-3 I* and P* in units
 of 1e-3 (the OCR prints 1e3) and P* plane 2 (3, 4) = -0.17; E-1 P* plane 2
 (1, 3) = +0.026; E-2 H^q plane 2 (2, 3) = -0.064 and plane 3
-(1, 1) = -0.225.  The figures with the geometry are lost; the reconstruction
-in that note is used: five-bar O1A = 12, AC = CB = 24, BO2 = 12 in at
-q1 = 70 deg, AC at 35 deg, CB at -65 deg, q2 = 90 deg, mass only on the
-coupler AC (m = 2 lbf / 386.4 in/s^2 at its middle, I_c = 0.0624
-in lbf s^2, least-squares values); parallel mechanism: leg 1 from the
-columns of Table E-1's G, legs 2 and 3 the same leg turned by 120 and 240
-deg about the platform point (this reproduces Table E-2's G^q_w rows), base
-inertias 1, 2 and 3, nothing else with mass.
+(1, 1) = -0.225.  The figures with the geometry and the mass data (C-1,
+E-1) are lost, so the inputs are derived here from what the text states,
+never fitted to the tables a test compares with:
 
-Tolerances: the tables print 2 to 4 significant digits and the five-bar
-mass data are fitted, so a table holds to 0.3 % of its largest entry plus
-half a unit of its last printed digit.  Every identity that does
-not go through a printed number holds to 1e-9.
+- five-bar: O1A = 12, AC = CB = 24, BO2 = 12 in at q1 = 70 deg, AC at 35
+  deg, CB at -65 deg, q2 = 90 deg (the positions of Table C-1).  Only the
+  coupler AC has mass (I*_phiphi of Table C-2 is zero outside phi1, phi2);
+  its mass, centroid and I_c come from Table C-2's printed I*_phiphi (the
+  transfer's input), and the tests compare the transfer's output (C-3) and
+  the dyad analysis (C-1);
+- parallel mechanism: three identical legs, 120 deg apart, each a 3R chain
+  of links 1.5, 1.5 and 1.0 in from a base joint at 2.95 in from the
+  platform point to the platform point, the platform joint and the base
+  joint on one ray (the 1.0 in platform radius and the legs' symmetry
+  make Table E-2's I*_qq = diag(1, 2, 3) hold with base inertias 1, 2, 3
+  and nothing else with mass).  Table E-1's G is then computed, not copied.
+
+Tolerances: the tables print 2 to 4 significant digits, so a table holds
+to 0.3 % of its largest entry plus half a unit of its last printed digit.
+Every identity that does not go through a printed number holds to 1e-9.
 """
 
 from conftest import assert_close
@@ -100,9 +107,33 @@ def planar_coefficients(model, phi, link='hand', point=None):
 
 DEG = np.pi / 180.0
 FIVE_BAR_PHI = np.array([70.0, -35.0, -100.0, -25.0]) * DEG
-COUPLER_MASS = 2.0 / 386.4
 W_DOT = np.array([2.0, 0.0, 0.0, 3.0])   # q1_dot, X_h, Y_h fixed, q2_dot
 W_DDOT = np.array([1.0, 0.0, 0.0, 0.5])
+# Table C-2's printed I*_phiphi (in lbf s^2): only phi1 and phi2 carry
+# inertia, so the coupler AC (link 2) is the only link with mass.
+TABLE_C2_I = np.array([[2.774, 1.418], [1.418, 0.808]])
+GRAVITY_IN = 386.4  # in/s^2: Freeman's units are in, lbf, s
+
+
+def coupler_mass_data():
+    """
+    Mass, centroid distance from A and I_c of AC from Table C-2's I*.
+
+    For one massive link 2 behind a link 1 of length l1 = O1A:
+    I*_11 - 2 I*_12 + I*_22 = m l1^2, I*_12 - I*_22 = m l1 c cos(phi2),
+    I*_22 = I_c + m c^2.  The printed digits give m = 2.002 lbf / g and
+    c = 11.98 in: a 2 lbf coupler with its centroid at the middle of its
+    24 in, which is what is used (the unrounded values move T1 of Table
+    C-3 by 5 % because T1 is a small difference of large terms); I_c
+    follows from I*_22.
+    """
+    (I11, I12), (_, I22) = TABLE_C2_I
+    l1, phi2 = 12.0, FIVE_BAR_PHI[1]
+    m = (I11 - 2 * I12 + I22) / l1 ** 2
+    c = (I12 - I22) / (m * l1 * np.cos(phi2))
+    assert abs(m * GRAVITY_IN - 2.0) < 0.005 and abs(c - 12.0) < 0.05
+    m, c = 2.0 / GRAVITY_IN, 12.0
+    return m, c, I22 - m * c * c
 
 
 def five_bar():
@@ -112,8 +143,9 @@ def five_bar():
     Returns ``(model, J, H_w)`` with w = (phi1, X_h, Y_h, theta_h),
     J = G^w_phi and H_w = H^w_phiphi (Table C-2: [1 0 0 0; Ge], [0; He]).
     """
+    mass, centroid, I_c = coupler_mass_data()
     model = planar_chain([12.0, 24.0, 24.0, 12.0], 12.0, [0.0] * 4,
-                         coupler=(1, COUPLER_MASS, 12.0, 0.0624))
+                         coupler=(1, mass, centroid, I_c))
     G_e, H_e = planar_coefficients(model, FIVE_BAR_PHI)
     J = np.vstack((np.eye(4)[:1], G_e))
     H_w = np.concatenate((np.zeros((1, 4, 4)), H_e))
@@ -209,9 +241,14 @@ def test_five_bar_constrained_model():
         assert_table(plane, table, 0.005)
     T_w = I_w @ W_DDOT + dr.quadratic(P_w, W_DOT)
     assert_table(T_w[:3] * 1e3, [50.77, 68.83, -147.60], 0.005)
-    # Table C-1 lists T2 = 0.83; the model gives -0.83 (a sign discrepancy,
-    # docs/papers/freeman_1985.md): compare the magnitude.
-    assert_table(abs(T_w[3]), 0.83, 0.005)
+    # T2 (the torque on theta_h = the crank O2B): Table C-3's entry is
+    # illegible and Table C-1 prints +0.83 in lbf, which this model cannot
+    # reach: it gives -0.826.  Table C-1's own pin force F_H = (0.07, -0.15)
+    # on the massless crank (B - O2 = 12 in straight up, q2 = 90 deg) needs
+    # T2 = (B - O2) x F_H = -12 * 0.07 = -0.84 +- 0.06 (half a printed unit
+    # of F_Hx times 12 in): the sign of C-1's T2 is the odd one out.
+    assert abs(T_w[3] - (-0.826)) <= 0.0005
+    assert abs(T_w[3] - (-12.0 * 0.07)) <= 12.0 * 0.005
     # Independently of the tables: the transferred model gives the loads
     # J^-T tau of the open chain's RNEA for the same motion (virtual work).
     _, phi_dot, phi_ddot = five_bar_motion()
@@ -221,8 +258,28 @@ def test_five_bar_constrained_model():
 
 # --- App. E: the 3-leg planar parallel mechanism -------------------------
 
-# Joints of leg 1 relative to the platform point (columns of Table E-1's G).
-LEG_JOINTS = np.array([[-2.55, -1.475], [-2.28, 0.0], [-0.866, -0.5]])
+# Leg design (Fig. E-1 is lost): link lengths base-elbow, elbow-platform
+# joint, platform joint-platform point (in.); the base and platform joints
+# of leg 1 lie on the ray at 210 deg from the platform point, at these
+# distances, the elbow on the counterclockwise side of the leg.
+LEG_LENGTHS = (1.5, 1.5, 1.0)
+BASE_RADIUS = 2.95
+LEG_RAY_DEG = 210.0
+
+
+def leg_joints(turn_deg):
+    """Return the base, elbow and platform joints of a leg (platform point 0)."""
+    angle = np.radians(LEG_RAY_DEG + turn_deg)
+    ray = np.array([np.cos(angle), np.sin(angle)])
+    base, platform = BASE_RADIUS * ray, LEG_LENGTHS[2] * ray
+    half = 0.5 * np.linalg.norm(base - platform)
+    # Elbow: LEG_LENGTHS[0] from the base joint and LEG_LENGTHS[1] (equal)
+    # from the platform joint, off the ray to its counterclockwise side
+    # seen from the base.
+    assert LEG_LENGTHS[0] == LEG_LENGTHS[1]
+    offset = np.sqrt(LEG_LENGTHS[0] ** 2 - half ** 2)
+    elbow = 0.5 * (base + platform) + offset * np.array([ray[1], -ray[0]])
+    return np.array([base, elbow, platform])
 
 
 def parallel_leg(turn_deg, base_inertia):
@@ -232,9 +289,9 @@ def parallel_leg(turn_deg, base_inertia):
     Returns ``(model, phi, J, H_w)`` with w = (x, y, theta) of the platform
     point: J = G^w_phi, H_w = H^w_phiphi.
     """
-    c, s = np.cos(np.radians(turn_deg)), np.sin(np.radians(turn_deg))
-    turned = LEG_JOINTS @ np.array([[c, s], [-s, c]])
-    lengths, phi = chain_through(np.vstack((turned, [[0.0, 0.0]])))
+    joints = leg_joints(turn_deg)
+    lengths, phi = chain_through(np.vstack((joints, [[0.0, 0.0]])))
+    assert_close(lengths, LEG_LENGTHS)
     model = planar_chain(lengths, lengths[-1], [base_inertia, 0.0, 0.0])
     J, H_w = planar_coefficients(model, phi)
     return model, phi, J, H_w
@@ -253,15 +310,20 @@ def legs():
 
 
 def test_parallel_leg_one():
-    """Table E-1: G, H, I*, P* of leg 1 and its transfer to the platform."""
+    """
+    Table E-1: G, H, I*, P* of leg 1 and its transfer to the platform.
+
+    G and H come from the leg design (module notes), not from the table:
+    the other elbow of the same links gives a G off the table by 1.97 in.
+    """
     model, phi, J, H_w = parallel_leg(0.0, 1.0)
     assert_table(J, [[-1.475, 0.0, -0.5], [2.55, 2.28, 0.866],
-                     [1.0, 1.0, 1.0]], 0.0005, 0.0)
+                     [1.0, 1.0, 1.0]], 0.0005)
     assert_table(H_w[0], -np.array([[2.55, 2.28, 0.866],
                                     [2.28, 2.28, 0.866],
-                                    [0.866, 0.866, 0.866]]), 0.0005, 0.0)
+                                    [0.866, 0.866, 0.866]]), 0.0005)
     assert_table(H_w[1], [[-1.475, 0.0, -0.5], [0.0, 0.0, -0.5],
-                          [-0.5, -0.5, -0.5]], 0.0005, 0.0)
+                          [-0.5, -0.5, -0.5]], 0.0005)
     I_star, P_star, G_phi, H_phi, I_w, P_w = legs()[0]
     assert_close(I_star, np.diag([1.0, 0.0, 0.0]))
     assert not np.any(np.abs(P_star) > 1e-12)
