@@ -36,7 +36,7 @@ LAYERS = [
     ('model',),
     ('fast',),
     ('dynamics',),
-    ('control', 'flexible', 'formulations', 'sim'),
+    ('control', 'estimation', 'flexible', 'formulations', 'sim'),
     ('nodes',),
     ('cli', '__init__', '__main__'),
 ]
