@@ -27,12 +27,17 @@ Two ways, as the papers count:
   apart) or one addition (subtractions included).  sin/cos are counted apart.
 - ``count_source`` walks the syntax tree of generated code (Kane's explicit
   equations) with the same rules: x**k is k-1 multiplications.
+- ``count_by_statement`` splits a counted run by the assignment statement
+  of one module that did each operation, for per-term tables such as
+  Turney's Tables 3 and 4.
 
 ``PUBLISHED`` holds the papers' own counts.
 """
 
 import ast
 from dataclasses import dataclass
+import inspect
+import sys
 
 import numpy as np
 
@@ -166,19 +171,23 @@ def value_of(result):
                                                           dtype=object))
 
 
-def generic_chain(n, seed=0):
+def generic_chain(n, seed=0, principal_axes=False):
     """
     Return a DH table of an n-joint revolute chain without special values.
 
     Twists, lengths and offsets are random (no 0 or 90 degrees, which would
     make operations free), inertias are full tensors, gravity is -z of frame
-    0: the general manipulator the papers' formulas count.
+    0: the general manipulator the papers' formulas count.  With
+    ``principal_axes`` each inertia is diagonal in its link frame (Turney's
+    assumption for K_i in the modified Newton-Euler count).
     """
     rng = np.random.default_rng(seed)
     inertia = []
     for _ in range(n):
         A = rng.normal(size=(3, 3))
         inertia.append(A @ A.T + np.eye(3))
+        if principal_axes:
+            inertia[-1] = np.diag(np.diag(inertia[-1]))
     return DHTable(
         a=rng.uniform(0.1, 0.5, n), alpha=rng.uniform(0.2, 1.3, n),
         d=rng.uniform(0.1, 0.5, n), theta=np.zeros(n),
@@ -198,6 +207,76 @@ def count_call(function, *inputs):
             for x in inputs]
     result = function(*args)
     return counter, value_of(result)
+
+
+class _StatementCount(Count):
+    """A Count that also books each operation to a statement of a module."""
+
+    def __init__(self, filename, labels):
+        """Book operations done by ``filename``'s lines as ``labels[line]``."""
+        object.__setattr__(self, '_file', filename)
+        object.__setattr__(self, '_labels', labels)
+        object.__setattr__(self, 'by_label', {})
+        super().__init__()
+
+    def __setattr__(self, name, value):
+        """Set a field; book the increment to the calling statement."""
+        previous = self.__dict__.get(name)
+        object.__setattr__(self, name, value)
+        if previous is None or name not in ('mults', 'adds', 'divs',
+                                            'trig'):
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != self._file:
+            frame = frame.f_back
+        label = (self._labels.get(frame.f_lineno, 'other')
+                 if frame is not None else 'other')
+        entry = self.by_label.setdefault(label, Count())
+        setattr(entry, name, getattr(entry, name) + value - previous)
+
+
+def statement_labels(module):
+    """
+    Map each line of ``module``'s assignments to the assigned target.
+
+    A multi-line statement books all its lines to its target, written as in
+    the source ('omega_i', 'tau[i]'); a return statement to its function
+    ('acceleration_operator()').
+    """
+    labels = {}
+    tree = ast.parse(inspect.getsource(module))
+    for function in ast.walk(tree):
+        if isinstance(function, ast.FunctionDef):
+            for node in ast.walk(function):
+                if isinstance(node, ast.Return):
+                    for line in range(node.lineno, node.end_lineno + 1):
+                        labels[line] = function.name + '()'
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [node.target])
+            label = ', '.join(ast.unparse(t) for t in targets)
+            for line in range(node.lineno, node.end_lineno + 1):
+                labels[line] = label
+    return labels
+
+
+def count_by_statement(module, function, *inputs):
+    """
+    Run ``function`` on counted inputs; split the count by statement.
+
+    Returns ({target: Count} for the assignments of ``module`` that did
+    operations, the total Count); operations done elsewhere are booked to
+    the innermost statement of ``module`` on the call stack, those with
+    none to 'other'.
+    """
+    counter = _StatementCount(inspect.getsourcefile(module),
+                              statement_labels(module))
+    args = [counted_vector(x, counter) if x is not None else None
+            for x in inputs]
+    function(*args)
+    total = Count(counter.mults, counter.adds, counter.divs, counter.trig)
+    return dict(counter.by_label), total
 
 
 def count_source(source, function_names):
@@ -314,3 +393,70 @@ STANFORD_ARM_PUBLISHED = [
     ('Hollerbach NE or Silver Lagrangian', 852, 738),
     ('Kane & Levinson, eqs. 118-123', 646, 394),
 ]
+
+
+# Turney, Mudge and Lee 1980, Tables 3 and 4, grouped where our statements
+# do several of their terms at once: (their terms, mults (a, b) and adds
+# (c, d) meaning a n + b and c n + d, our statements in newton_euler_links
+# or modified_newton_euler).
+TURNEY_TERMS = {
+    'newton_euler': [
+        ('omega_i', (9, 0), (7, 0), ('omega_i',)),
+        ('alpha_i', (9, 0), (9, 0), ('alpha_i',)),
+        ('A_i, a_i', (24, 0), (24, 0), ('accel_i',)),
+        ('a-bar_i', (9, 0), (9, 0), ('accel_bar',)),
+        ('f_i, I alpha, omega x I omega, m(r + r-bar) x a-bar, '
+         'r x R f, R n, add n', (57, -12), (51, -9),
+         ('force', 'moment', '(force_out, moment_out)')),
+        ('(not counted) tau_i = z . n_i', (0, 0), (0, 0), ('tau[i]',)),
+        ('(not counted) cos, sin and R_i', (0, 0), (0, 0), ('(c, s, d)', 'R')),
+    ],
+    'modified_newton_euler': [
+        ('omega_i', (9, 0), (7, 0), ('omega_i',)),
+        ('alpha_i', (9, 0), (9, 0), ('alpha_i',)),
+        ('A_i', (6, 0), (9, 0),
+         ('(xx, yy, zz)', '(xy, xz, yz)', 'acceleration_operator()')),
+        ('a_i, m_i a-bar_i', (30, -18), (24, -15),
+         ('accel', 'carried', 'inertial_force')),
+        ('f_i, Tr{A K sigma^t}, m(r + r-bar) x a-bar, r x R f, R n, '
+         'add n', (36, -9), (39, -9),
+         ('force', 'moment', 'trace_vector()', '(force_out, moment_out)')),
+        ('(not counted) tau_i = z . n_i', (0, 0), (0, 0), ('tau[i]',)),
+        ('(not counted) cos, sin and R_i', (0, 0), (0, 0), ('(c, s, d)', 'R')),
+    ],
+}
+
+
+def turney_term_counts(name, n, seed=0, principal_axes=False):
+    """
+    Count ``name`` (a TURNEY_TERMS key) on a generic chain, term by term.
+
+    Returns [(their terms, ours Count, published (mults, adds))] in the
+    order of TURNEY_TERMS; the statements cover the whole count.
+    """
+    from . import modified_newton_euler, newton_euler_links
+    from .chain import dh_chain
+
+    module, function = {
+        'newton_euler': (newton_euler_links,
+                         newton_euler_links.newton_euler_inverse_dynamics),
+        'modified_newton_euler': (
+            modified_newton_euler,
+            modified_newton_euler.modified_newton_euler_inverse_dynamics),
+    }[name]
+    chain = dh_chain(from_dh(generic_chain(n, seed, principal_axes)))
+    q, qd, qdd = np.random.default_rng(seed).uniform(-1.0, 1.0, (3, n))
+    by_label, total = count_by_statement(
+        module, lambda a, b, c: function(chain, a, b, c), q, qd, qdd)
+    rows, booked = [], Count()
+    for terms, (a, b), (c, d), labels in TURNEY_TERMS[name]:
+        ours = Count()
+        for label in labels:
+            ours = ours + by_label.get(label, Count())
+        booked = booked + ours
+        rows.append((terms, ours, (a * n + b, c * n + d)))
+    if booked != total:
+        raise AssertionError('statements not in TURNEY_TERMS: %s' % sorted(
+            set(by_label) - {label for row in TURNEY_TERMS[name]
+                             for label in row[3]}))
+    return rows
