@@ -21,3 +21,7 @@ class ModelError(ValueError):
 
 class ModelWarning(UserWarning):
     """A model was built but something in it is probably not what was meant."""
+
+
+class IdentificationError(ValueError):
+    """Recorded data cannot identify a model: names what is missing or weak."""

@@ -36,7 +36,8 @@ LAYERS = [
     ('model',),
     ('fast',),
     ('dynamics',),
-    ('control', 'estimation', 'flexible', 'formulations', 'sim'),
+    ('control', 'estimation', 'flexible', 'formulations', 'identification',
+     'sim'),
     ('nodes',),
     ('cli', '__init__', '__main__'),
 ]
