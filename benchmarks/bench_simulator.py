@@ -46,6 +46,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
+from dynamics_ros.nodes.simulation import Command  # noqa: E402
 from dynamics_ros.nodes.simulator_node import SimulatorNode  # noqa: E402
 from dynamics_ros.sim.controllers import default_gains, JointCommands  # noqa
 from dynamics_ros.sim.integrators import rk4  # noqa: E402
@@ -164,8 +165,8 @@ def node_in_process(xml, steps):
         node.stopping.set()   # drive the loop's step by hand
         node.thread.join()
         simulation = node.simulation
-        simulator, commands = simulation['simulator'], simulation['commands']
-        node.pending.append(('position', simulator.q.copy()))
+        simulator, commands = simulation.simulator, simulation.commands
+        node.pending.append(Command('position', simulator.q.copy()))
         for _ in range(100):
             node.advance()
         loop_time = per_call(node.advance, steps)
@@ -181,7 +182,7 @@ def node_in_process(xml, steps):
         clock = node.serialized_clock
         clock_time = per_call(lambda: node.clock_publisher.publish(
             clock.serialized(nanoseconds)), steps)
-        index, states = simulation['index'], simulation['serialized_state']
+        index, states = simulation.index, simulation.serialized_state
         state_time = per_call(lambda: node.state_publisher.publish(
             states.serialized(nanoseconds, (
                 simulator.q[index], simulator.qd[index],

@@ -222,8 +222,8 @@ def test_serialized_joint_states_read_back_as_messages():
     rclpy_serialization = pytest.importorskip('rclpy.serialization')
     from dynamics_ros.nodes.conversions import (joint_state_message,
                                                 time_message)
-    from dynamics_ros.nodes.simulator_node import (serialized_clock,
-                                                   serialized_joint_state)
+    from dynamics_ros.nodes.serialized_message import (
+        serialized_clock, serialized_joint_state)
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
     names = ['joint_%d' % k for k in range(7)]

@@ -15,20 +15,20 @@
 """
 Messages <-> numpy arrays for every dynamics_ros node.
 
-Readers never raise on bad input: they return the arrays, or a ``str`` that
-says what is wrong with the message (log it with ``ThrottledWarnings`` and
-drop the message).  Test with ``isinstance(result, str)``.
+Readers return the arrays, or raise ``BadInput`` saying what is wrong with
+the message; a node catches it once per callback, logs it with
+``ThrottledWarnings`` and drops the message (``ThrottledWarnings.dropping``).
 
 JointState (by joint *name*, never by index)::
 
     reader = JointStateReader(joint_names)     # the order you want
-    arrays = reader(msg)                       # JointArrays or reason str
+    arrays = reader(msg)                       # JointArrays (or BadInput)
     arrays.position, arrays.velocity           # (n,) float, joint_names order
     arrays.effort                              # (n,) or None if msg had none
 
   Names in the message that are not in ``joint_names`` are ignored (a
-  joint_states topic also carries gripper and other joints).  A reason is
-  returned for: an empty message, duplicated names, ``joint_names`` entries
+  joint_states topic also carries gripper and other joints).  BadInput is
+  raised for: an empty message, duplicated names, ``joint_names`` entries
   missing from the message, position/velocity/effort lengths that differ
   from the name count (velocity and effort may be empty; empty velocity
   reads as zeros), and non-finite values of the joints read.
@@ -49,17 +49,17 @@ Float64MultiArray::
 JointTrajectory::
 
     trajectory_arrays(msg, joint_names, start_time)  # control.trajectory.
-                                                     # Trajectory or reason
+                                                     # Trajectory
 
   ``start_time`` (absolute seconds) is used when ``header.stamp`` is zero
   (start on receipt), as joint_trajectory_controller does.
 
 Mimic joints (``model.mimic``: joint -> (master, multiplier, offset)):
-``mimic_joints_named(names, mimic, what)`` is a reason when a command or
-trajectory names a mimic joint (it follows its master and takes no command
-of its own, as ros2_control exports no command interface for it), else
-None; ``message_vector(..., mimic=model.mimic)`` names them in a reason
-about the command size.  A JointState naming mimic joints is read as any other: they are
+``refuse_mimic_joints(names, mimic, what)`` raises BadInput when a command
+or trajectory names a mimic joint (it follows its master and takes no
+command of its own, as ros2_control exports no command interface for it);
+``message_vector(..., mimic=model.mimic)`` names them in the reason about a
+command's size.  A JointState naming mimic joints is read as any other: they are
 extra names, ignored (their values follow from their masters').
 
 Time: ``to_seconds(Time or Duration msg)``, ``time_message(seconds)``.
@@ -90,6 +90,10 @@ from ..control.trajectory import Trajectory
 QUOTE_CHARS = 80  # a quoted user value (name, parameter) is cut to this
 NAMES_SHOWN = 5  # a list of names in a reason shows this many
 MAX_LOG_CHARS = 2000  # a ThrottledWarnings text is cut to this
+
+
+class BadInput(ValueError):
+    """A message, or a value in it, that cannot be used: says why."""
 
 
 def shorten(text, limit=QUOTE_CHARS):
@@ -166,38 +170,38 @@ def is_zero_time(stamp):
 
 def name_index(names, joint_names, what='message'):
     """
-    Return the index into ``names`` of each of ``joint_names``, or a reason.
+    Return the index into ``names`` of each of ``joint_names``.
 
-    Duplicated names and ``joint_names`` missing from ``names`` are reasons;
-    extra names are allowed.
+    Duplicated names and ``joint_names`` missing from ``names`` raise
+    BadInput; extra names are allowed.
     """
     if len(names) == 0:
-        return 'empty %s: no joint names' % what
+        raise BadInput('empty %s: no joint names' % what)
     index = {}
     for i, name in enumerate(names):
         if name in index:
-            return '%s names joint %s twice' % (what, quote(name))
+            raise BadInput('%s names joint %s twice' % (what, quote(name)))
         index[name] = i
     missing = [name for name in joint_names if name not in index]
     if missing:
         unknown = sorted(set(names) - set(joint_names))
-        return '%s is missing joints %s%s' % (
+        raise BadInput('%s is missing joints %s%s' % (
             what, names_text(missing),
             ' (it names unknown joints %s)' % names_text(unknown)
-            if unknown else '')
+            if unknown else ''))
     return np.array([index[name] for name in joint_names], dtype=int)
 
 
 def pick(values, index, size, field, names, what='JointState'):
-    """Return ``values[index]`` as floats, or a reason (length, non-finite)."""
+    """Return ``values[index]`` as floats (BadInput: length, non-finite)."""
     if len(values) != size:
-        return '%s %s has %d values for %d names' % (
-            what, field, len(values), size)
+        raise BadInput('%s %s has %d values for %d names' % (
+            what, field, len(values), size))
     picked = np.asarray(values, dtype=float)[index]
     if not np.all(np.isfinite(picked)):
         bad = int(np.flatnonzero(~np.isfinite(picked))[0])
-        return '%s %s of joint %s is %r (not finite)' % (
-            what, field, quote(names[index[bad]]), float(picked[bad]))
+        raise BadInput('%s %s of joint %s is %r (not finite)' % (
+            what, field, quote(names[index[bad]]), float(picked[bad])))
     return picked
 
 
@@ -211,33 +215,25 @@ class JointStateReader:
         self._index = None
 
     def __call__(self, msg):
-        """Return JointArrays of ``msg``, or a reason string."""
+        """Return JointArrays of ``msg`` (BadInput: what is wrong)."""
         names = list(msg.name)
         if names != self._names:
             # Publishers keep one name order: look it up once, reuse.
             index = name_index(names, self.joint_names, 'JointState')
-            if isinstance(index, str):
-                return index
             self._names, self._index = names, index
         index, size = self._index, len(names)
         position = pick(msg.position, index, size, 'position', names)
-        if isinstance(position, str):
-            return position
         velocity = np.zeros(len(index))
         if len(msg.velocity):
             velocity = pick(msg.velocity, index, size, 'velocity', names)
-            if isinstance(velocity, str):
-                return velocity
         effort = None
         if len(msg.effort):
             effort = pick(msg.effort, index, size, 'effort', names)
-            if isinstance(effort, str):
-                return effort
         return JointArrays(position, velocity, effort)
 
 
 def joint_state_arrays(msg, joint_names):
-    """Return JointArrays of ``msg`` in ``joint_names`` order, or a reason."""
+    """Return JointArrays of ``msg`` in ``joint_names`` order."""
     return JointStateReader(joint_names)(msg)
 
 
@@ -270,15 +266,16 @@ def matrix_message(matrix):
 
 
 def message_matrix(msg):
-    """Return the matrix of a 2-D row-major Float64MultiArray, or a reason."""
+    """Return the matrix of a 2-D row-major Float64MultiArray."""
     dims = msg.layout.dim
     if len(dims) != 2:
-        return 'Float64MultiArray has %d dimensions, expected 2' % len(dims)
+        raise BadInput('Float64MultiArray has %d dimensions, expected 2'
+                       % len(dims))
     rows, cols = dims[0].size, dims[1].size
     offset = msg.layout.data_offset
     if len(msg.data) < offset + rows * cols:
-        return 'Float64MultiArray has %d values for a %dx%d matrix' % (
-            len(msg.data), rows, cols)
+        raise BadInput('Float64MultiArray has %d values for a %dx%d '
+                       'matrix' % (len(msg.data), rows, cols))
     data = np.asarray(msg.data, dtype=float)
     stride = dims[1].stride or cols
     return np.array([data[offset + stride * i:offset + stride * i + cols]
@@ -294,36 +291,37 @@ def vector_message(values):
 
 def message_vector(msg, size, what='command', mimic=None):
     """
-    Return the (size,) data of a Float64MultiArray, or a reason.
+    Return the (size,) data of a Float64MultiArray.
 
-    Reasons: a size that differs from ``size``, or a non-finite value.  An
-    all-NaN message means "no command" in ros2_control; it is a reason too.
+    BadInput: a size that differs from ``size``, or a non-finite value.  An
+    all-NaN message means "no command" in ros2_control; it is refused too.
     ``mimic`` (a model's mimic joints) is named in the reason for a wrong
     size: a command for every joint, mimic ones included, is a likely one.
     """
     data = np.asarray(msg.data, dtype=float)
     if data.shape != (size,):
-        return '%s size (%d) does not match number of joints (%d)%s' % (
-            what, data.size, size, mimic_note(mimic))
+        raise BadInput('%s size (%d) does not match number of joints '
+                       '(%d)%s' % (what, data.size, size, mimic_note(mimic)))
     if not np.all(np.isfinite(data)):
         if np.all(np.isnan(data)):
-            return '%s is all NaN (no command)' % what
+            raise BadInput('%s is all NaN (no command)' % what)
         bad = int(np.flatnonzero(~np.isfinite(data))[0])
-        return '%s has non-finite values (value %d is %r)' % (
-            what, bad, float(data[bad]))
+        raise BadInput('%s has non-finite values (value %d is %r)' % (
+            what, bad, float(data[bad])))
     return data
 
 
-def mimic_joints_named(names, mimic, what='message'):
-    """Return a reason if ``names`` include joints of ``mimic``, else None."""
+def refuse_mimic_joints(names, mimic, what='message'):
+    """Raise BadInput if ``names`` include joints of ``mimic``."""
     named = [name for name in names if name in mimic]
-    if not named:
-        return None
-    return '%s names mimic joint%s %s: a mimic joint follows its master ' \
-        'and takes no command of its own; command the master instead' % (
-            what, 's' if len(named) > 1 else '', ', '.join(
-                '%s (follows %s)' % (shorten(name), shorten(mimic[name][0]))
-                for name in named[:NAMES_SHOWN]))
+    if named:
+        raise BadInput(
+            '%s names mimic joint%s %s: a mimic joint follows its master '
+            'and takes no command of its own; command the master instead' % (
+                what, 's' if len(named) > 1 else '', ', '.join(
+                    '%s (follows %s)' % (shorten(name),
+                                         shorten(mimic[name][0]))
+                    for name in named[:NAMES_SHOWN])))
 
 
 def mimic_note(mimic):
@@ -339,7 +337,8 @@ def point_field(points, field, size, index, names, optional):
     Return one field of every point as a (k, n) array in ``index`` order.
 
     Returns (array, has) with ``has`` the (k,) points that carry the field
-    (an optional field may be empty; its rows are zeros), or a reason.
+    (an optional field may be empty; its rows are zeros); BadInput for a
+    wrong length or a non-finite value.
     One pass: the values are joined into one buffer, not read per point.
     """
     columns = [getattr(point, field) for point in points]
@@ -348,8 +347,8 @@ def point_field(points, field, size, index, names, optional):
     wrong = np.flatnonzero(has & (lengths != size))
     if wrong.size:
         k = int(wrong[0])
-        return 'JointTrajectory point %d %s has %d values for %d names' % (
-            k, field, lengths[k], size)
+        raise BadInput('JointTrajectory point %d %s has %d values for %d '
+                       'names' % (k, field, lengths[k], size))
     values = np.zeros((len(columns), size))
     if np.any(has):
         given = [columns[k] for k in np.flatnonzero(has)]
@@ -362,15 +361,15 @@ def point_field(points, field, size, index, names, optional):
     finite = np.isfinite(values)
     if not np.all(finite):
         k, j = (int(x[0]) for x in np.nonzero(~finite))
-        return 'JointTrajectory point %d %s of joint %s is %r (not ' \
-            'finite)' % (k, field, quote(names[index[j]]),
-                         float(values[k, j]))
+        raise BadInput('JointTrajectory point %d %s of joint %s is %r (not '
+                       'finite)' % (k, field, quote(names[index[j]]),
+                                    float(values[k, j])))
     return values, has
 
 
 def trajectory_arrays(msg, joint_names, start_time):
     """
-    Return a control.trajectory.Trajectory of ``msg``, or a reason string.
+    Return a control.trajectory.Trajectory of ``msg`` (else BadInput).
 
     Every joint of ``joint_names`` must be named, no other joint may be
     (a partial or foreign trajectory is refused), there must be at least one
@@ -381,32 +380,29 @@ def trajectory_arrays(msg, joint_names, start_time):
     """
     names = list(msg.joint_names)
     index = name_index(names, joint_names, 'JointTrajectory')
-    if isinstance(index, str):
-        return index
     unknown = sorted(set(names) - set(joint_names))
     if unknown:
-        return 'JointTrajectory names joints %s that are not controlled ' \
-               '(joints: %s)' % (names_text(unknown), names_text(joint_names))
+        raise BadInput('JointTrajectory names joints %s that are not '
+                       'controlled (joints: %s)' % (
+                           names_text(unknown), names_text(joint_names)))
     points = msg.points
     if len(points) == 0:
-        return 'JointTrajectory has no points'
+        raise BadInput('JointTrajectory has no points')
     stamps = np.array([(p.time_from_start.sec, p.time_from_start.nanosec)
                        for p in points], dtype=float).reshape(-1, 2)
     times = stamps[:, 0] + 1e-9 * stamps[:, 1]
     steps = np.diff(times)
     if times[0] < 0.0 or np.any(steps <= 0.0):
         k = 0 if times[0] < 0.0 else int(np.flatnonzero(steps <= 0.0)[0]) + 1
-        return 'JointTrajectory times from start must be >= 0 and strictly ' \
-               'increasing, point %d is at %r s%s' % (
-                   k, float(times[k]), ' after %r s' % float(times[k - 1])
-                   if k else '')
+        raise BadInput('JointTrajectory times from start must be >= 0 and '
+                       'strictly increasing, point %d is at %r s%s' % (
+                           k, float(times[k]),
+                           ' after %r s' % float(times[k - 1]) if k else ''))
     fields = []
     for field, optional in (('positions', False), ('velocities', True),
                             ('accelerations', True)):
         values = point_field(points, field, len(names), index, names,
                              optional)
-        if isinstance(values, str):
-            return values
         fields.append(values)
     (positions, _), (velocities, has_velocity), \
         (accelerations, has_acceleration) = fields
@@ -449,3 +445,17 @@ class ThrottledWarnings:
     def ignored(self, topic, reason):
         """Warn that a message on ``topic`` was dropped, and why."""
         return self.warn((topic, reason), '%s ignored: %s' % (topic, reason))
+
+    def dropping(self, topic, callback):
+        """
+        Return ``callback`` with its BadInput caught: warned, message dropped.
+
+        The one place a node's message callback turns a refusal into a
+        throttled '<topic> ignored: <reason>' warning.
+        """
+        def receive(msg):
+            try:
+                callback(msg)
+            except BadInput as error:
+                self.ignored(topic, str(error))
+        return receive

@@ -67,7 +67,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (is_zero_time, joint_state_message, JointStateReader,
-                          mimic_joints_named, quote, ThrottledWarnings,
+                          quote, refuse_mimic_joints, ThrottledWarnings,
                           to_seconds, trajectory_arrays, vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
@@ -197,9 +197,12 @@ class InverseDynamicsNode(Node):
         # do trajectories, whose conversion from DDS (about 0.1 s for 10,000
         # points) must not hold up the parameter services.
         self.state_subscription = DedicatedSubscription(
-            self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
+            self, JointState, 'joint_states',
+            self.warnings.dropping('joint_states', self.on_joint_state),
+            STATE_QOS)
         self.trajectory_subscriptions = [
-            DedicatedSubscription(self, JointTrajectory, topic, callback,
+            DedicatedSubscription(self, JointTrajectory, topic,
+                                  self.warnings.dropping(topic, callback),
                                   COMMAND_QOS)
             for topic, callback in (('joint_trajectory', self.on_trajectory),
                                     ('trajectory_in', self.on_trajectory_in))]
@@ -269,7 +272,7 @@ class InverseDynamicsNode(Node):
         return clipped
 
     def gains(self, name):
-        """Return per-joint gains in model order, or a reason."""
+        """Return per-joint gains in model order (ValueError: unfit)."""
         value = self.get_parameter(name).value
         cached = self.cache.get(name)
         # Checking and reordering costs more than comparing a few floats.
@@ -280,11 +283,11 @@ class InverseDynamicsNode(Node):
         return gains
 
     def model_order_gains(self, name, value):
-        """Return gains ``value`` (joints order) in model order, or a reason."""
+        """Return gains ``value`` (joints order) in model order."""
         values = np.asarray(value, dtype=float)
         reason = check_gains(name, values, self.model.nq)
         if reason:
-            return reason
+            raise ValueError(reason)
         gains = np.empty(self.model.nq)
         gains[self.index] = np.broadcast_to(values, self.model.nq)
         return gains
@@ -333,9 +336,6 @@ class InverseDynamicsNode(Node):
             self.warnings.ignored('joint_states', NO_MODEL)
             return
         state = self.reader(msg)
-        if isinstance(state, str):
-            self.warnings.ignored('joint_states', state)
-            return
         if self.held_position is None:
             self.held_position = state.position.copy()
         self.last_state = (state.position, state.velocity)
@@ -346,9 +346,8 @@ class InverseDynamicsNode(Node):
             tau = self.torques(to_seconds(stamp), state.position,
                                state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
-            tau = 'computation failed: %s' % error
-        if isinstance(tau, str):
-            self.warnings.warn(tau, 'no torques published: %s' % tau)
+            reason = 'computation failed: %s' % error
+            self.warnings.warn(reason, 'no torques published: %s' % reason)
             return
         self.publish(tau, stamp)
 
@@ -359,7 +358,7 @@ class InverseDynamicsNode(Node):
         return hold(self.held_position)
 
     def torques(self, time, q, qd):
-        """Return tau (model order) for the current mode, or a reason."""
+        """Return tau (model order) for the current mode (else ValueError)."""
         mode = self.get_parameter('mode').value
         if mode == 'gravity':
             tau = gravity_torques(self.model, q)
@@ -367,13 +366,10 @@ class InverseDynamicsNode(Node):
             tau = inverse_dynamics(self.model, *self.reference(time))
         else:
             kp, kd = self.gains('kp'), self.gains('kd')
-            for gains in (kp, kd):
-                if isinstance(gains, str):
-                    return gains
             tau = computed_torque(self.model, q, qd, *self.reference(time),
                                   kp, kd)
         if not np.all(np.isfinite(tau)):
-            return 'torques are not finite (%s)' % quote(tau)
+            raise ArithmeticError('torques are not finite (%s)' % quote(tau))
         return tau
 
     def publish(self, tau, stamp):
@@ -387,11 +383,8 @@ class InverseDynamicsNode(Node):
                 self.joint_names, stamp, effort=ordered))
 
     def read_trajectory(self, msg, model, start_time):
-        """Return the Trajectory of ``msg`` in model order, or a reason."""
-        named = mimic_joints_named(msg.joint_names, model.mimic,
-                                   'JointTrajectory')
-        if named is not None:
-            return named
+        """Return the Trajectory of ``msg`` in model order (or BadInput)."""
+        refuse_mimic_joints(msg.joint_names, model.mimic, 'JointTrajectory')
         return trajectory_arrays(msg, model.joint_names, start_time)
 
     def on_trajectory(self, msg):
@@ -402,9 +395,6 @@ class InverseDynamicsNode(Node):
             return
         now = self.now()
         trajectory = self.read_trajectory(msg, model, now)
-        if isinstance(trajectory, str):
-            self.warnings.ignored('joint_trajectory', trajectory)
-            return
         with self.lock:
             if self.model is not model:
                 self.warnings.ignored('joint_trajectory',
@@ -424,9 +414,6 @@ class InverseDynamicsNode(Node):
             self.warnings.ignored('trajectory_in', NO_MODEL)
             return
         trajectory = self.read_trajectory(msg, model, 0.0)
-        if isinstance(trajectory, str):
-            self.warnings.ignored('trajectory_in', trajectory)
-            return
         efforts = np.atleast_2d(inverse_dynamics(
             model, *waypoint_references(trajectory)))
         if not np.all(np.isfinite(efforts)):

@@ -134,9 +134,13 @@ class LinearizationNode(Node):
         if self.apply_after_set:
             self.add_post_set_parameters_callback(self.apply_parameters)
         self.state_subscription = DedicatedSubscription(
-            self, JointState, 'joint_states', self.on_joint_state, STATE_QOS)
-        self.create_subscription(Float64MultiArray, 'effort_commands',
-                                 self.on_command, COMMAND_QOS)
+            self, JointState, 'joint_states',
+            self.warnings.dropping('joint_states', self.on_joint_state),
+            STATE_QOS)
+        self.create_subscription(
+            Float64MultiArray, 'effort_commands',
+            self.warnings.dropping('effort_commands', self.on_command),
+            COMMAND_QOS)
         self.timer = self.create_timer(
             1e-9 * timer_period_ns(self.get_parameter('rate').value),
             self.on_timer)
@@ -185,9 +189,6 @@ class LinearizationNode(Node):
                 self.warnings.ignored('joint_states', NO_MODEL)
                 return
             state = self.reader(msg)
-            if isinstance(state, str):
-                self.warnings.ignored('joint_states', state)
-                return
             stamp = msg.header.stamp
             if is_zero_time(stamp):
                 stamp = self.get_clock().now().to_msg()
@@ -199,9 +200,6 @@ class LinearizationNode(Node):
             return
         command = message_vector(msg, self.model.nq, 'effort_commands',
                                  self.model.mimic)
-        if isinstance(command, str):
-            self.warnings.ignored('effort_commands', command)
-            return
         tau = np.empty(self.model.nq)
         tau[self.index] = command
         self.command = tau

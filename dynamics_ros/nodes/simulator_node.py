@@ -113,31 +113,33 @@ conversion and serialization of a Python message.
 from array import array
 from collections import deque
 import math
-import struct
 import threading
 import time
 import traceback
 import warnings
 
-from builtin_interfaces.msg import Time
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.serialization import deserialize_message, serialize_message
+from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (joint_state_message, message_vector,
-                          mimic_joints_named, name_index, pick,
+from .conversions import (BadInput, joint_state_message, message_vector,
+                          name_index, pick, refuse_mimic_joints,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS
+from .serialized_message import (doubles, serialized_clock,
+                                 serialized_joint_state)
+from .simulation import (Command, FollowTrajectory, NewSimulation,
+                         published_joints, Rebuilt, Reset, Simulation)
 from ..flexible.config import load_flexible, read_config
 from ..model.payload import payload_body
 from ..sim.controllers import default_gains, JointCommands, PidGains
@@ -182,106 +184,6 @@ REASON_LIMIT = 400
 SLEEP_THRESHOLD = 0.002
 LAG_LIMIT = 0.25
 CONTEXT_CHECK_EVERY = 64
-
-
-def doubles(values):
-    """Return a float64 numpy array as an array.array('d') (no copy loop)."""
-    return array('d', values.tobytes())
-
-
-# A stamp of (sec, nanosec) as CDR lays it out (little-endian int32, uint32),
-# and marker values that no serialized field holds by chance.
-STAMP = struct.Struct('<iI')
-MARKER_STAMP = (0x5EC0DE5, 0x3ADBEEF)
-MARKER_VALUE = 1234567.890625
-
-
-def found_once(data, marker):
-    """Return the offset of the only occurrence of ``marker``, else None."""
-    at = data.find(marker)
-    if not marker or at < 0 or data.find(marker, at + 1) >= 0:
-        return None
-    return at
-
-
-class SerializedMessage:
-    """
-    A message kept serialized, of which only the stamp and numbers change.
-
-    rclpy publishes ``bytes`` as a serialized message as they are: no
-    Python message is converted to C and serialized per step, which is most
-    of the cost of a small message.  The offsets of the stamp and of the
-    float64 arrays are found once by serializing ``prototype`` filled with
-    marker values (``fill``, which must give each array ``sizes[k]``
-    distinct markers), and checked by deserializing a filled copy; a
-    ValueError says the layout was not recognised (the caller then builds
-    messages as usual).
-    """
-
-    def __init__(self, prototype, fill, sizes):
-        stamp = Time(sec=MARKER_STAMP[0], nanosec=MARKER_STAMP[1])
-        markers = [MARKER_VALUE * (k + 1) + np.arange(size)
-                   for k, size in enumerate(sizes)]
-        fill(prototype, stamp, markers)
-        data = serialize_message(prototype)
-        self.stamp_at = found_once(data, STAMP.pack(*MARKER_STAMP))
-        offsets = [found_once(data, values.tobytes()) for values in markers]
-        if self.stamp_at is None or None in offsets:
-            raise ValueError('%s: serialized layout not recognised'
-                             % type(prototype).__name__)
-        self.buffer = bytearray(data)
-        # Views of the buffer, possibly unaligned: numpy copies into them.
-        self.arrays = [np.frombuffer(self.buffer, np.float64, size, at)
-                       for size, at in zip(sizes, offsets)]
-        self.check(prototype, fill)
-
-    def check(self, prototype, fill):
-        """Raise ValueError unless a filled copy reads back as it should."""
-        values = [np.linspace(-1.0, 1.0, numbers.size)
-                  for numbers in self.arrays]
-        data = self.serialized(1234567890123, values)
-        fill(prototype, Time(sec=1234, nanosec=567890123), values)
-        if deserialize_message(data, type(prototype)) != prototype:
-            raise ValueError('%s: serialized copy does not read back'
-                             % type(prototype).__name__)
-
-    def serialized(self, nanoseconds, values=()):
-        """Return the message stamped ``nanoseconds`` with ``values``."""
-        STAMP.pack_into(self.buffer, self.stamp_at,
-                        nanoseconds // 1000000000, nanoseconds % 1000000000)
-        for numbers, value in zip(self.arrays, values):
-            numbers[:] = value
-        return bytes(self.buffer)
-
-
-def fill_joint_state(msg, stamp, arrays):
-    """Set a JointState's stamp and its position, velocity, effort."""
-    msg.header.stamp = stamp
-    msg.position, msg.velocity, msg.effort = (doubles(np.asarray(values))
-                                              for values in arrays)
-
-
-def fill_clock(msg, stamp, arrays):
-    """Set a Clock's time (it has no arrays)."""
-    msg.clock = stamp
-
-
-def serialized_joint_state(joint_names):
-    """Return the SerializedMessage of a JointState, or None."""
-    n = len(joint_names)
-    try:
-        return SerializedMessage(joint_state_message(joint_names),
-                                 fill_joint_state, (n, n, n))
-    except ValueError:
-        return None
-
-
-def serialized_clock():
-    """Return the SerializedMessage of a Clock, or None."""
-    try:
-        return SerializedMessage(Clock(), fill_clock, ())
-    except ValueError:
-        return None
 
 
 def quote(value, limit=QUOTE_LIMIT):
@@ -337,78 +239,39 @@ def parameter_problem(name, value):
 
 
 def per_joint(name, values, n):
-    """Return ``values`` (1 or n numbers) as an (n,) array, or a reason."""
+    """Return ``values`` (1 or n numbers) as an (n,) array (ValueError)."""
     values = np.asarray(values, dtype=float).reshape(-1)
     if values.size not in (1, n):
-        return '%s has %d values: give 1, or one per joint (%d)' % (
-            name, values.size, n)
+        raise ValueError('%s has %d values: give 1, or one per joint (%d)'
+                         % (name, values.size, n))
     problem = gain_problem(name, values)
     if problem is not None:
-        return problem
+        raise ValueError(problem)
     return np.broadcast_to(values, n).copy()
 
 
 def trajectory_efforts(msg, joint_names):
     """
-    Return the (k, n) feed-forward efforts of a trajectory, None, or a reason.
+    Return the (k, n) feed-forward efforts of a trajectory, or None.
 
     Efforts are read by joint name into ``joint_names`` order; either every
-    point has them or none does.
+    point has them or none does (else BadInput).
     """
     counts = {len(point.effort) for point in msg.points}
     if counts == {0}:
         return None
     if 0 in counts:
-        return 'JointTrajectory has efforts on some points only'
+        raise BadInput('JointTrajectory has efforts on some points only')
     names = list(msg.joint_names)
     index = name_index(names, joint_names, 'JointTrajectory')
-    if isinstance(index, str):
-        return index
-    efforts = []
-    for k, point in enumerate(msg.points):
-        values = pick(point.effort, index, len(names), 'effort', names,
-                      'JointTrajectory point %d' % k)
-        if isinstance(values, str):
-            return values
-        efforts.append(values)
-    return np.array(efforts)
-
-
-def published_joints(model, joint_names):
-    """
-    Return the names ``joint_states`` carries and their full-vector index.
-
-    The names are ``joint_names`` (the independent joints, ``joints``
-    order), then the model's mimic joints in model order; ``index[k]`` is
-    the position of the k-th name in ``model.full_joint_names``, the order
-    of ``Simulator.full_state``.
-    """
-    full = list(model.full_joint_names)
-    names = list(joint_names) + [name for name in full
-                                 if name in model.mimic]
-    return names, np.array([full.index(name) for name in names], dtype=int)
+    return np.array([pick(point.effort, index, len(names), 'effort', names,
+                          'JointTrajectory point %d' % k)
+                     for k, point in enumerate(msg.points)])
 
 
 def refused(reason):
     """Return a failed SetParametersResult with a bounded ``reason``."""
     return SetParametersResult(successful=False, reason=bounded(reason))
-
-
-def carry_over(old, new):
-    """
-    Continue ``old``'s run in the rebuilt simulation ``new``.
-
-    The state, the time and the command go on; the PIDs restart (their
-    gains may have changed).  The initial state for ~/reset is the new one.
-    """
-    before, after = old['simulator'], new['simulator']
-    after.z, after.zd = before.z.copy(), before.zd.copy()
-    after.start_time, after.steps = before.t, 0
-    after.applied_effort = before.applied_effort.copy()
-    commands, previous = new['commands'], old['commands']
-    commands.mode = previous.mode
-    commands.target = previous.target
-    commands.followed = previous.followed
 
 
 class SimulatorNode(Node):
@@ -440,11 +303,15 @@ class SimulatorNode(Node):
                 JointState, 'flexible_state', PUBLISH_QOS)
         for mode, topic in COMMAND_TOPICS.items():
             self.create_subscription(
-                Float64MultiArray, topic,
-                lambda msg, mode=mode: self.on_command(mode, msg),
+                Float64MultiArray, topic, self.warnings.dropping(
+                    topic, lambda msg, mode=mode: self.on_command(mode, msg)),
                 COMMAND_QOS)
+        # Trajectories arrive serialized and are read on their own thread.
+        self.stopping = threading.Event()
+        self.trajectory_ready = threading.Condition()
+        self.trajectory_data = None
         self.create_subscription(JointTrajectory, TRAJECTORY_TOPIC,
-                                 self.on_trajectory, COMMAND_QOS)
+                                 self.on_trajectory, COMMAND_QOS, raw=True)
         self.create_service(Trigger, '~/reset', self.on_reset)
         self.source = ModelSource(self, self.on_model)
         if self.model_error is not None and self.simulation is None:
@@ -457,9 +324,11 @@ class SimulatorNode(Node):
         if self.apply_after_set:
             self.add_post_set_parameters_callback(self.apply_parameters)
         self.started = None   # (wall, simulated) time after the first step
-        self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.loop, daemon=True)
         self.thread.start()
+        self.reader = threading.Thread(target=self.read_trajectories,
+                                       daemon=True)
+        self.reader.start()
 
     # -- parameters -------------------------------------------------------
 
@@ -563,7 +432,7 @@ class SimulatorNode(Node):
                     'parameters set, but the simulation could not be '
                     'rebuilt: %s' % error))
                 return
-            self.pending.append(('reconfigure', simulation))
+            self.pending.append(Rebuilt(simulation))
 
     def parameter(self, name, overrides=None):
         """Return parameter ``name`` (from ``overrides`` if there), or None."""
@@ -573,9 +442,10 @@ class SimulatorNode(Node):
 
     def model_order(self, name, index, overrides=None):
         """
-        Return parameter ``name`` in model order, None if unset, or a reason.
+        Return parameter ``name`` in model order, or None if unset.
 
-        ``index[k]`` is the model coordinate of the k-th joint of ``joints``.
+        ``index[k]`` is the model coordinate of the k-th joint of ``joints``;
+        a value that does not fit them is a ValueError.
         """
         values = self.parameter(name, overrides)
         if values is None or len(values) == 0:
@@ -584,25 +454,21 @@ class SimulatorNode(Node):
         if name == 'initial_positions':
             values = np.asarray(values, dtype=float)
             if values.size != n:
-                return '%s has %d values for %d joints' % (
-                    name, values.size, n)
+                raise ValueError('%s has %d values for %d joints' % (
+                    name, values.size, n))
         else:
             values = per_joint(name, values, n)
-            if isinstance(values, str):
-                return values
         ordered = np.empty(n)
         ordered[index] = values
         return ordered
 
     def gains(self, prefix, automatic, index, overrides=None):
-        """Return the PidGains of ``prefix`` ('pos'/'vel') or a reason."""
+        """Return the PidGains of ``prefix`` ('pos'/'vel') (ValueError)."""
         terms = {}
         for term, default in zip(PID_TERMS, (
                 automatic.p, automatic.i, automatic.d, np.inf)):
             value = self.model_order('%s_%s' % (prefix, term), index,
                                      overrides)
-            if isinstance(value, str):
-                return value
             terms[term] = default if value is None else value
         return PidGains(p=terms['kp'], i=terms['ki'], d=terms['kd'],
                         max_integral_error=terms['max_integral_error'])
@@ -624,7 +490,7 @@ class SimulatorNode(Node):
         if self.simulation is None:
             self.simulation = simulation
         else:
-            self.pending.append(('model', simulation))
+            self.pending.append(NewSimulation(simulation))
 
     def initial_positions(self, model, index, overrides):
         """
@@ -635,18 +501,17 @@ class SimulatorNode(Node):
         it: the default start is used, with a warning.  At start-up and in
         a parameter set they are an error (ValueError).
         """
-        q0 = self.model_order('initial_positions', index, overrides)
-        if not isinstance(q0, str):
-            try:
-                return checked_initial_positions(model, q0) \
-                    if q0 is not None else None
-            except ValueError as error:
-                q0 = str(error)
-        if self.starting or 'initial_positions' in (overrides or ()):
-            raise ValueError(q0)
+        try:
+            q0 = self.model_order('initial_positions', index, overrides)
+            return None if q0 is None else \
+                checked_initial_positions(model, q0)
+        except ValueError as error:
+            if self.starting or 'initial_positions' in (overrides or ()):
+                raise
+            reason = error
         self.warnings.warn('initial_positions', bounded(
             'initial_positions do not fit model %r (%s): starting from the '
-            'default positions' % (model.name, q0)))
+            'default positions' % (model.name, reason)))
         return None
 
     def build_simulation(self, model, joint_names, settings=None,
@@ -662,7 +527,7 @@ class SimulatorNode(Node):
                          dtype=int)
         q0 = self.initial_positions(model, index, overrides)
         start = 0.0 if self.simulation is None else \
-            self.simulation['simulator'].t
+            self.simulation.simulator.t
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')
             plant = self.flexible_model(model) \
@@ -676,9 +541,6 @@ class SimulatorNode(Node):
                                       settings['pid_bandwidth'])
             gains = [self.gains(prefix, default, index, overrides)
                      for prefix, default in zip(('pos', 'vel'), automatic)]
-            for value in gains:
-                if isinstance(value, str):
-                    raise ValueError(value)
             commands = JointCommands(model, *gains)
             # The PIDs' dampers too stiff for the step go implicit; what
             # stays explicit and is still too stiff is warned about.
@@ -691,18 +553,17 @@ class SimulatorNode(Node):
             1, int(round(settings['rate'] / publish_rate)))
         flexible = simulator.flexible_state()
         published, full_index = published_joints(model, joint_names)
-        return {'simulator': simulator,
-                'commands': commands, 'model': model,
-                'index': index, 'joint_names': list(joint_names),
-                'full_index': full_index,
-                # every joint in model order: publish without reordering
-                'model_order': bool(np.array_equal(
-                    full_index, np.arange(full_index.size))),
-                'publish_every': every,
-                'state_message': joint_state_message(published),
-                'serialized_state': serialized_joint_state(published),
-                'flexible_message': None if flexible is None else
-                joint_state_message(flexible[0])}
+        return Simulation(
+            simulator=simulator, commands=commands, model=model,
+            index=index, joint_names=list(joint_names),
+            full_index=full_index,
+            model_order=bool(np.array_equal(full_index,
+                                            np.arange(full_index.size))),
+            publish_every=every,
+            state_message=joint_state_message(published),
+            serialized_state=serialized_joint_state(published),
+            flexible_message=None if flexible is None else
+            joint_state_message(flexible[0]))
 
     def flexible_model(self, model):
         """Return the FlexibleModel of ``flexible_config`` on ``model``."""
@@ -729,39 +590,57 @@ class SimulatorNode(Node):
     # -- inputs (executor thread: queue only) -------------------------------
 
     def on_command(self, mode, msg):
-        """Queue a forward command in ``joints`` order, or warn and drop."""
-        topic = COMMAND_TOPICS[mode]
+        """Queue a forward command in ``joints`` order (else BadInput)."""
         if self.joint_names is None:
-            self.warnings.ignored(topic, NO_MODEL)
-            return
+            raise BadInput(NO_MODEL)
         values = message_vector(msg, len(self.joint_names),
                                 '%s command' % mode, self.mimic)
-        if isinstance(values, str):
-            self.warnings.ignored(topic, values + '; keeping the previous '
-                                  'command')
-            return
-        self.pending.append((mode, values))
+        self.pending.append(Command(mode, values))
 
-    def on_trajectory(self, msg):
-        """Queue a trajectory to follow, or warn and drop it."""
+    def on_trajectory(self, data):
+        """
+        Hand a serialized trajectory to the reader thread.
+
+        A 10,000-point JointTrajectory takes tens of milliseconds to
+        deserialize and convert: done here, on the executor thread, it would
+        hold up parameter and ~/reset services.  The reader takes the newest
+        only; one superseded before it was read is skipped, as the newer
+        trajectory would replace it anyway.
+        """
+        with self.trajectory_ready:
+            self.trajectory_data = data
+            self.trajectory_ready.notify()
+
+    def read_trajectories(self):
+        """Read the trajectories on_trajectory hands over (reader thread)."""
+        while True:
+            with self.trajectory_ready:
+                while self.trajectory_data is None:
+                    if self.stopping.is_set():
+                        return
+                    self.trajectory_ready.wait(0.1)
+                data, self.trajectory_data = self.trajectory_data, None
+            try:
+                self.queue_trajectory(
+                    deserialize_message(data, JointTrajectory))
+            except BadInput as error:
+                self.warnings.ignored(TRAJECTORY_TOPIC, str(error))
+            except Exception as error:  # noqa: B902 (undecodable bytes)
+                self.warnings.ignored(TRAJECTORY_TOPIC, bounded(
+                    'cannot read it: %s' % error))
+
+    def queue_trajectory(self, msg):
+        """Queue a trajectory to follow (else BadInput)."""
         simulation = self.simulation
         if simulation is None:
-            self.warnings.ignored(TRAJECTORY_TOPIC, NO_MODEL)
-            return
-        model = simulation['simulator'].model
-        now = simulation['simulator'].t
-        trajectory = mimic_joints_named(msg.joint_names, model.mimic,
-                                        'JointTrajectory')
-        if trajectory is None:
-            trajectory = trajectory_arrays(msg, model.joint_names, now)
-        if isinstance(trajectory, str):
-            self.warnings.ignored(TRAJECTORY_TOPIC, trajectory)
-            return
+            raise BadInput(NO_MODEL)
+        model = simulation.simulator.model
+        refuse_mimic_joints(msg.joint_names, model.mimic, 'JointTrajectory')
+        trajectory = trajectory_arrays(msg, model.joint_names,
+                                       simulation.simulator.t)
         efforts = trajectory_efforts(msg, model.joint_names)
-        if isinstance(efforts, str):
-            self.warnings.ignored(TRAJECTORY_TOPIC, efforts)
-            return
-        self.pending.append(('trajectory', (trajectory, efforts)))
+        self.pending.append(FollowTrajectory(trajectory, efforts,
+                                             simulation.model))
 
     def on_reset(self, request, response):
         """Reset to the initial state once the loop has applied it."""
@@ -770,7 +649,7 @@ class SimulatorNode(Node):
             response.message = NO_MODEL
             return response
         done = threading.Event()
-        self.pending.append(('reset', done))
+        self.pending.append(Reset(done))
         response.success = done.wait(10.0)
         response.message = 'reset to the initial state' if response.success \
             else 'the simulation loop did not answer'
@@ -778,45 +657,15 @@ class SimulatorNode(Node):
 
     # -- simulation thread --------------------------------------------------
 
-    def apply(self, kind, value):
-        """Apply one queued input to the simulation (loop thread)."""
-        # Any input ends the wait after a divergence.
-        self.halted = False
-        if kind == 'model':
-            self.simulation = value
-            return
-        simulation = self.simulation
-        simulator, commands = simulation['simulator'], simulation['commands']
-        if kind == 'reconfigure':
-            if value['model'] is simulation['model']:
-                carry_over(simulation, value)
-                self.simulation = value
-            return   # else built for a model replaced meanwhile: dropped
-        if kind == 'reset':
-            simulator.reset(keep_time=True)
-            commands.reset()
-            value.set()
-            return
-        if kind == 'trajectory':
-            trajectory, efforts = value
-            trajectory.initial = (simulator.q.copy(), simulator.qd.copy())
-            trajectory.received_time = simulator.t
-            commands.follow(trajectory, efforts)
-            return
-        if value.size != simulator.model.nq:
-            return  # a command for the model that was replaced meanwhile
-        ordered = np.empty(simulator.model.nq)
-        ordered[simulation['index']] = value
-        {'effort': commands.command_effort,
-         'position': commands.command_position,
-         'velocity': commands.command_velocity}[kind](ordered)
-
     def advance(self):
         """Apply queued inputs, take one step, publish what is due."""
-        while self.pending:
-            self.apply(*self.pending.popleft())
+        pending = self.pending
+        while pending:
+            # Any input ends the wait after a divergence.
+            self.halted = False
+            pending.popleft().apply(self)
         simulation = self.simulation
-        simulator, commands = simulation['simulator'], simulation['commands']
+        simulator, commands = simulation.simulator, simulation.commands
         effort = commands(simulator.t, simulator.q, simulator.qd,
                           simulator.dt)
         simulator.step(effort, commands.damping)
@@ -824,7 +673,7 @@ class SimulatorNode(Node):
 
     def publish(self, simulation, every_step=False):
         """Publish /clock, and joint_states when due (or ``every_step``)."""
-        simulator = simulation['simulator']
+        simulator = simulation.simulator
         # Serialized messages where their layout is known, else messages.
         nanoseconds = int(round(simulator.t * 1e9))   # as time_message
         if self.settings['publish_clock']:
@@ -834,32 +683,28 @@ class SimulatorNode(Node):
             else:
                 self.clock_message.clock = time_message(simulator.t)
                 self.clock_publisher.publish(self.clock_message)
-        if every_step or simulator.steps % simulation['publish_every'] == 0:
-            index = simulation['full_index']
-            # Every movable joint: a RobotModel's q, qd, effort themselves.
-            values = simulator.full_state()
-            serialized = simulation['serialized_state']
-            if serialized is not None:
-                if not simulation['model_order']:
-                    values = tuple(value[index] for value in values)
-                self.state_publisher.publish(serialized.serialized(
-                    nanoseconds, values))
-            else:
-                # One message per model, refilled each time (publish copies
-                # it out); arrays of doubles skip the per-element checks.
-                msg = simulation['state_message']
-                msg.header.stamp = time_message(simulator.t)
-                msg.position, msg.velocity, msg.effort = (
-                    doubles(value[index]) for value in values)
-                self.state_publisher.publish(msg)
-            flexible = simulation['flexible_message']
-            if flexible is not None:
-                stamp = time_message(simulator.t)
-                _, position, velocity = simulator.flexible_state()
-                flexible.header.stamp = stamp
-                flexible.position = doubles(position)
-                flexible.velocity = doubles(velocity)
-                self.flexible_publisher.publish(flexible)
+        if not every_step and simulator.steps % simulation.publish_every:
+            return
+        values = simulation.published_values()
+        serialized = simulation.serialized_state
+        if serialized is not None:
+            self.state_publisher.publish(serialized.serialized(nanoseconds,
+                                                               values))
+        else:
+            # One message per model, refilled each time (publish copies it
+            # out); arrays of doubles skip the per-element checks.
+            msg = simulation.state_message
+            msg.header.stamp = time_message(simulator.t)
+            msg.position, msg.velocity, msg.effort = (
+                doubles(value) for value in values)
+            self.state_publisher.publish(msg)
+        flexible = simulation.flexible_message
+        if flexible is not None:
+            _, position, velocity = simulator.flexible_state()
+            flexible.header.stamp = time_message(simulator.t)
+            flexible.position = doubles(position)
+            flexible.velocity = doubles(velocity)
+            self.flexible_publisher.publish(flexible)
 
     def diverged(self, error):
         """
@@ -875,13 +720,13 @@ class SimulatorNode(Node):
         text = bounded('%s; reset to the initial state, waiting for a new '
                        'command, model or ~/reset before stepping again'
                        % error)
-        if simulation.get('diverged'):
+        if simulation.diverged:
             self.divergence_warnings.warn('diverged', 'again: ' + text)
         else:
-            simulation['diverged'] = True
+            simulation.diverged = True
             self.get_logger().error(text)
-        simulation['simulator'].reset(keep_time=True)
-        simulation['commands'].reset()
+        simulation.simulator.reset(keep_time=True)
+        simulation.commands.reset()
         self.halted = True
         try:
             self.publish(simulation, every_step=True)   # the reset state
@@ -920,7 +765,7 @@ class SimulatorNode(Node):
                 continue
             if self.started is None:   # after the first step: compiled
                 self.started = (time.perf_counter(),
-                                self.simulation['simulator'].t)
+                                self.simulation.simulator.t)
             factor = self.settings['real_time_factor']
             if factor != paced:   # a new factor: pace from here
                 paced, reference = factor, None
@@ -930,7 +775,7 @@ class SimulatorNode(Node):
     def pace(self, factor, reference):
         """Sleep to keep simulated time at ``factor`` x wall time."""
         now = time.perf_counter()
-        simulated = self.simulation['simulator'].t
+        simulated = self.simulation.simulator.t
         if reference is None or simulated < reference[1]:
             return now, simulated
         ahead = reference[0] + (simulated - reference[1]) / factor - now
@@ -948,7 +793,9 @@ class SimulatorNode(Node):
         stopping = getattr(self, 'stopping', None)
         if stopping is not None:
             stopping.set()
-            self.thread.join(5.0)
+            for thread in ('thread', 'reader'):
+                if hasattr(self, thread):
+                    getattr(self, thread).join(5.0)
             self.log_real_time_factor()
         return super().destroy_node()
 
@@ -957,7 +804,7 @@ class SimulatorNode(Node):
         if self.started is None or self.simulation is None:
             return
         wall = time.perf_counter() - self.started[0]
-        simulated = self.simulation['simulator'].t - self.started[1]
+        simulated = self.simulation.simulator.t - self.started[1]
         self.get_logger().info(
             'simulated %.3f s in %.3f s of wall time: real-time factor %.3f'
             % (simulated, wall, simulated / max(wall, 1e-9)))

@@ -1,0 +1,178 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What simulator_node runs, and the inputs its loop applies between steps.
+
+``Simulation`` is one simulated model with its commands and how its
+``joint_states`` are laid out; a new model or a parameter set builds a new
+one.  Message callbacks never touch it: they queue an input item
+(``Command``, ``FollowTrajectory``, ``NewSimulation``, ``Rebuilt``,
+``Reset``) and the simulation thread applies each between two steps
+(``item.apply(node)``), so a step never sees half an update.
+"""
+
+from dataclasses import dataclass
+import threading
+
+import numpy as np
+
+from ..sim.controllers import JointCommands
+from ..sim.simulator import Simulator
+
+
+@dataclass(eq=False, slots=True)
+class Simulation:
+    """
+    A simulator, its commands and the layout of what it publishes.
+
+    ``index[k]``: the model coordinate of the k-th joint of ``joint_names``
+    (``joints`` order of the commands); ``full_index[k]``: the position of
+    the k-th published name in ``model.full_joint_names``;
+    ``model_order``: the published names are that order itself (no
+    reordering per message).  ``serialized_state`` is None when the
+    JointState layout was not recognised (``state_message`` is then filled
+    and published instead).
+    """
+
+    simulator: Simulator
+    commands: JointCommands
+    model: object
+    index: np.ndarray
+    joint_names: list
+    full_index: np.ndarray
+    model_order: bool
+    publish_every: int
+    state_message: object
+    serialized_state: object
+    flexible_message: object = None
+    diverged: bool = False
+
+    def carry_over(self, old):
+        """
+        Continue ``old``'s run here (this simulation rebuilt from it).
+
+        The state, the time and the command go on; the PIDs restart (their
+        gains may have changed).  The initial state for ~/reset is the new
+        one.
+        """
+        before, after = old.simulator, self.simulator
+        after.z, after.zd = before.z.copy(), before.zd.copy()
+        after.start_time, after.steps = before.t, 0
+        after.applied_effort = before.applied_effort.copy()
+        self.commands.mode = old.commands.mode
+        self.commands.target = old.commands.target
+        self.commands.followed = old.commands.followed
+
+    def published_values(self):
+        """Return (positions, velocities, efforts) in published order."""
+        values = self.simulator.full_state()
+        if self.model_order:
+            return values
+        index = self.full_index
+        return tuple(value[index] for value in values)
+
+
+def published_joints(model, joint_names):
+    """
+    Return the names ``joint_states`` carries and their full-vector index.
+
+    The names are ``joint_names`` (the independent joints, ``joints``
+    order), then the model's mimic joints in model order; ``index[k]`` is
+    the position of the k-th name in ``model.full_joint_names``, the order
+    of ``Simulator.full_state``.
+    """
+    full = list(model.full_joint_names)
+    names = list(joint_names) + [name for name in full
+                                 if name in model.mimic]
+    return names, np.array([full.index(name) for name in names], dtype=int)
+
+
+# -- inputs: each applied by the simulation thread between two steps -------
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A forward command (effort, position or velocity), ``joints`` order."""
+
+    mode: str
+    values: np.ndarray
+
+    def apply(self, node):
+        """Make it the command of the running simulation."""
+        simulation = node.simulation
+        n = simulation.simulator.model.nq
+        if self.values.size != n:
+            return   # a command for a model that was replaced meanwhile
+        ordered = np.empty(n)
+        ordered[simulation.index] = self.values
+        commands = simulation.commands
+        {'effort': commands.command_effort,
+         'position': commands.command_position,
+         'velocity': commands.command_velocity}[self.mode](ordered)
+
+
+@dataclass(frozen=True, slots=True)
+class FollowTrajectory:
+    """A trajectory (control.trajectory) with optional efforts to follow."""
+
+    trajectory: object
+    efforts: object
+    model: object    # the model it was read for
+
+    def apply(self, node):
+        """Follow it from the current state, if its model still runs."""
+        simulation = node.simulation
+        if simulation.model is not self.model:
+            return   # read for a model that was replaced meanwhile
+        simulator = simulation.simulator
+        self.trajectory.initial = (simulator.q.copy(), simulator.qd.copy())
+        self.trajectory.received_time = simulator.t
+        simulation.commands.follow(self.trajectory, self.efforts)
+
+
+@dataclass(frozen=True, slots=True)
+class NewSimulation:
+    """The simulation of a new model: it replaces the running one."""
+
+    simulation: Simulation
+
+    def apply(self, node):
+        """Run it from now on."""
+        node.simulation = self.simulation
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    """The running model's simulation rebuilt with new parameters."""
+
+    simulation: Simulation
+
+    def apply(self, node):
+        """Carry the run over into it, unless its model was replaced."""
+        if self.simulation.model is node.simulation.model:
+            self.simulation.carry_over(node.simulation)
+            node.simulation = self.simulation
+
+
+@dataclass(frozen=True, slots=True)
+class Reset:
+    """~/reset: back to the initial state; ``done`` is set when applied."""
+
+    done: threading.Event
+
+    def apply(self, node):
+        """Reset the simulator and the commands; simulated time runs on."""
+        node.simulation.simulator.reset(keep_time=True)
+        node.simulation.commands.reset()
+        self.done.set()
