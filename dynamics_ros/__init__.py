@@ -37,6 +37,8 @@ from .dynamics.regressor import inertial_parameters, \
     joint_torque_regressor
 from .dynamics.rnea import inverse_dynamics
 from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
+from .dynamics.task_space import overconstrained_transfer, \
+    redundant_transfer, task_space, TaskSpace, weighted_pseudo_inverse
 from .errors import ModelError, ModelWarning
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
@@ -62,6 +64,9 @@ __all__ = [
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
+    # task space of redundant arms; Freeman's redundant/overconstrained
+    'TaskSpace', 'overconstrained_transfer', 'redundant_transfer',
+    'task_space', 'weighted_pseudo_inverse',
     # system identification: tau = Y(q, qd, qdd) pi
     'inertial_parameters', 'joint_torque_regressor',
     # DH tables and URDF writing
