@@ -13,181 +13,173 @@
 # limitations under the License.
 
 """
-Large batch outputs reuse their memory only once the caller has let go.
+``out=``: batch results written into the caller's arrays.
 
-``dynamics_ros/fast/outputs.py`` hands a dropped output's buffer to the next
-call of the same function.  Here: results the caller keeps are never
-written over, dropped ones are reused, a view keeps its buffer, threads
-get their own outputs, and every kernel writes every entry of a reused
-(NaN-filled) buffer, so stale numbers cannot leak into a result.
+Every public batch function takes ``out`` (an array, or a tuple of arrays
+for several results): the results are written there and returned, equal
+to those of a call without ``out``; every entry is written (the arrays are
+NaN-filled first); a wrong shape, dtype or layout is refused before
+anything is computed; without ``out`` two calls never share memory.  On
+the compiled path, the numpy path and for a MimicModel.
 """
-
-import threading
 
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros import fast
-from dynamics_ros.fast import outputs
+from dynamics_ros.model.mimic_model import MimicModel
 import numpy as np
-from oracle import oracle_for, random_state
+from oracle import example_arm_xml, oracle_for, random_state
 import pytest
-from test_dynamics_oracle import long_robots
 
-pytest.importorskip('numba')
-
-# Outputs of every size reuse memory in these tests (fast, small batches).
-SLOTS = ('mass_matrix', 'inverse_dynamics_derivatives',
-         'forward_dynamics_derivatives', 'linearize A', 'linearize B')
+COUNT = 5
 
 
-@pytest.fixture(autouse=True)
-def reuse_every_size(monkeypatch):
-    """Reuse from 0 bytes on, the compiled path on, no buffers kept before."""
-    monkeypatch.setattr(outputs, 'REUSE_FROM', 0)
-    previous = fast.enable(True)
-    outputs.release()
-    yield
-    outputs.release()
+@pytest.fixture(params=[True, False], ids=['compiled', 'numpy'])
+def path(request):
+    """Run a test on the compiled path and on the numpy path."""
+    if request.param and not fast.AVAILABLE:
+        pytest.skip('numba is not installed')
+    previous = fast.enable(request.param)
+    yield request.param
     fast.enable(previous)
 
 
-@pytest.fixture(scope='module', params=[long_robots()[2]],
-                ids=[long_robots()[2][0]])
-def model(request):
-    """Return the 16-joint tree: BLAS products, zeros off the ancestor rows."""
-    return oracle_for(request.param[1])[0]
+@pytest.fixture(scope='module')
+def panda():
+    """Return the Panda model."""
+    return oracle_for(example_arm_xml('panda'))[0]
 
 
-def states(model, seed, count=12):
+def states(model, seed, count=COUNT):
     """Return q, qd, qdd, tau of ``count`` random states, stacked."""
     rng = np.random.default_rng(seed)
     rows = [random_state(model, rng) for _ in range(count)]
     return [np.array(column) for column in zip(*rows)]
 
 
-def address(array):
-    """Return where an array's data starts."""
-    return array.__array_interface__['data'][0]
+def calls(model, q, qd, qdd, tau):
+    """Return {name: (function of out, number of results)}."""
+    return {
+        'inverse_dynamics': (lambda out=None: dr.inverse_dynamics(
+            model, q, qd, qdd, out=out), 1),
+        'forward_dynamics': (lambda out=None: dr.forward_dynamics(
+            model, q, qd, tau, out=out), 1),
+        'mass_matrix': (lambda out=None: dr.mass_matrix(model, q, out=out),
+                        1),
+        'gravity_torques': (lambda out=None: dr.gravity_torques(
+            model, q, out=out), 1),
+        'bias_forces': (lambda out=None: dr.bias_forces(
+            model, q, qd, out=out), 1),
+        'coriolis_matrix': (lambda out=None: dr.coriolis_matrix(
+            model, q, qd, out=out), 1),
+        'inverse_dynamics_derivatives': (
+            lambda out=None: dr.inverse_dynamics_derivatives(
+                model, q, qd, qdd, out=out), 3),
+        'forward_dynamics_derivatives': (
+            lambda out=None: dr.forward_dynamics_derivatives(
+                model, q, qd, tau, out=out), 3),
+        'linearize': (lambda out=None: dr.linearize(
+            model, q, qd, tau, out=out), 2),
+    }
 
 
-def test_kept_buffer_is_reused_only_when_free():
-    """Held outputs get new memory; dropped ones are used again."""
-    first = outputs.batch_empty('test', (3, 4))
-    start = address(first)
-    second = outputs.batch_empty('test', (3, 4))
-    assert address(second) != start
-    kept = address(second)  # the slot now holds the second buffer
-    del first, second
-    third = outputs.batch_empty('test', (3, 4))
-    assert address(third) == kept
-    row = third[1]
-    del third
-    newest = address(outputs.batch_empty('test', (3, 4)))
-    assert newest != kept  # a view held the kept buffer
-    del row
-    # A smaller output fits the slot's (newest) buffer.
-    assert address(outputs.batch_empty('test', (2, 5))) == newest
-    # Larger than the kept buffer: new memory.
-    assert outputs.batch_empty('test', (5, 5)).shape == (5, 5)
+def nan_like(result):
+    """Return NaN-filled arrays shaped like a result (or each of a tuple)."""
+    if isinstance(result, tuple):
+        return tuple(np.full(np.shape(part), np.nan) for part in result)
+    return np.full(np.shape(result), np.nan)
 
 
-def test_small_outputs_are_plain_arrays(monkeypatch):
-    """Below REUSE_FROM bytes an output owns its memory, as np.empty's do."""
-    monkeypatch.setattr(outputs, 'REUSE_FROM', 1000)
-    small = outputs.batch_empty('test', (10, 10))
-    assert small.flags.owndata and small.shape == (10, 10)
-    assert not outputs.batch_empty('test', (20, 10)).flags.owndata
+def parts(result):
+    """Return a result's arrays as a tuple."""
+    return result if isinstance(result, tuple) else (result,)
 
 
-def fill_slots_with_nan(model, count):
-    """Leave every slot holding a free buffer full of NaN; return where."""
-    n = model.nq
-    shapes = {'mass_matrix': (count, n, n),
-              'inverse_dynamics_derivatives': (3, count, n, n),
-              'forward_dynamics_derivatives': (3, count, n, n),
-              'linearize A': (count, 2 * n, 2 * n),
-              'linearize B': (count, 2 * n, n)}
-    starts = {}
-    for slot in SLOTS:
-        buffer = outputs.batch_empty(slot, shapes[slot])
-        buffer.fill(np.nan)
-        starts[slot] = address(buffer)
-    return starts
+@pytest.mark.parametrize('batch', [True, False], ids=['batch', 'one state'])
+def test_results_are_written_into_out(panda, path, batch):
+    """Every function fills every entry of ``out`` and returns it."""
+    q, qd, qdd, tau = states(panda, 1)
+    if not batch:
+        q, qd, qdd, tau = q[0], qd[0], qdd[0], tau[0]
+    for name, (call, count) in calls(panda, q, qd, qdd, tau).items():
+        expected = call()
+        assert len(parts(expected)) == count
+        out = nan_like(expected)
+        returned = call(out)
+        for given, got, want in zip(parts(out), parts(returned),
+                                    parts(expected)):
+            assert got is given, name
+            assert np.all(np.isfinite(given)), name
+            assert_close(given, want, what=name)
 
 
-def test_every_entry_written_into_a_reused_buffer(model):
-    """Batches written over NaN-filled kept buffers equal single calls."""
-    q, qd, qdd, tau = states(model, 1)
-    starts = fill_slots_with_nan(model, len(q))
-    M = dr.mass_matrix(model, q)
-    dtau = dr.inverse_dynamics_derivatives(model, q, qd, qdd)
-    dqdd = dr.forward_dynamics_derivatives(model, q, qd, tau)
-    A, B = dr.linearize(model, q, qd, tau)
-    assert [address(M), address(dtau[0]), address(dqdd[0]), address(A),
-            address(B)] == [starts[slot] for slot in SLOTS]
-    for k in range(len(q)):
-        assert_close(M[k], dr.mass_matrix(model, q[k]))
-        for batch, single in zip(
-                dtau, dr.inverse_dynamics_derivatives(model, q[k], qd[k],
-                                                      qdd[k])):
-            assert_close(batch[k], single)
-        for batch, single in zip(
-                dqdd, dr.forward_dynamics_derivatives(model, q[k], qd[k],
-                                                      tau[k])):
-            assert_close(batch[k], single)
-        single_A, single_B = dr.linearize(model, q[k], qd[k], tau[k])
-        assert_close(A[k], single_A)
-        assert_close(B[k], single_B)
+def test_out_on_a_mimic_model(path):
+    """A MimicModel's results (in independent coordinates) go to ``out``."""
+    arm = oracle_for(example_arm_xml('panda'))[0]
+    model = MimicModel(arm, {'panda_joint7': ('panda_joint5', -0.5, 0.1)})
+    rng = np.random.default_rng(2)
+    q, qd, qdd, tau = rng.uniform(-1.0, 1.0, (4, COUNT, model.nq))
+    for name, (call, _) in calls(model, q, qd, qdd, tau).items():
+        expected = call()
+        out = nan_like(expected)
+        call(out)
+        for given, want in zip(parts(out), parts(expected)):
+            assert_close(given, want, what=name)
 
 
-def test_kept_results_are_not_written_over(model):
-    """A second call while the first results are alive leaves them as they are."""
-    q, qd, _, tau = states(model, 2)
-    A, B = dr.linearize(model, q, qd, tau)
-    A_copy, B_copy = A.copy(), B.copy()
-    M = dr.mass_matrix(model, q)
-    M_copy = M.copy()
-    other_q, other_qd, _, other_tau = states(model, 3)
-    other_A, other_B = dr.linearize(model, other_q, other_qd, other_tau)
-    other_M = dr.mass_matrix(model, other_q)
-    assert np.array_equal(A, A_copy) and np.array_equal(B, B_copy)
-    assert np.array_equal(M, M_copy)
-    assert not np.shares_memory(A, other_A)
-    assert not np.shares_memory(M, other_M)
-    assert_close(other_A[0], dr.linearize(model, other_q[0], other_qd[0],
-                                          other_tau[0])[0])
+def test_linearize_discrete_into_out(panda, path):
+    """``linearize(dt=...)`` writes the discrete (A, B) into ``out``."""
+    q, qd, _, tau = states(panda, 3)
+    A, B = dr.linearize(panda, q, qd, tau, dt=0.01)
+    out = (np.empty_like(A), np.empty_like(B))
+    assert dr.linearize(panda, q, qd, tau, dt=0.01, out=out) == out
+    assert_close(out[0], A)
+    assert_close(out[1], B)
 
 
-def test_dropped_results_give_their_memory_to_the_next_call(model):
-    """After del, the next batch of the same function lands in the same memory."""
-    q, qd, _, tau = states(model, 4)
-    A, B = dr.linearize(model, q, qd, tau)
-    start = address(A)
-    del A, B
-    A, B = dr.linearize(model, q[::-1].copy(), qd[::-1].copy(),
-                        tau[::-1].copy())
-    assert address(A) == start
-    assert_close(A[0], dr.linearize(model, q[-1], qd[-1], tau[-1])[0])
+@pytest.mark.parametrize('bad, reason', [
+    (lambda shape: np.empty(shape[:-1] + (shape[-1] + 1,)), 'shape'),
+    (lambda shape: np.empty(shape, dtype=np.float32), 'float32'),
+    (lambda shape: np.empty(shape[::-1]).T, 'not contiguous'),
+    (lambda shape: np.zeros(shape).tolist(), 'numpy array'),
+], ids=['shape', 'dtype', 'layout', 'list'])
+def test_a_wrong_out_is_refused(panda, path, bad, reason):
+    """A wrong ``out`` raises ValueError naming it, and is not written."""
+    q, qd, qdd, _ = states(panda, 4)
+    out = bad((COUNT, panda.nq, panda.nq))
+    with pytest.raises(ValueError, match='out') as error:
+        dr.mass_matrix(panda, q, out=out)
+    assert reason in str(error.value) or reason == 'shape'
+    assert '(%d, 7, 7)' % COUNT in str(error.value) or reason == 'numpy array'
+    with pytest.raises(ValueError, match=r'out\[1\]'):
+        M = np.empty((COUNT, 7, 7))
+        dr.inverse_dynamics_derivatives(
+            panda, q, qd, qdd, out=(M, bad(M.shape), np.empty_like(M)))
 
 
-def test_threads_get_their_own_outputs(model):
-    """Threads calling the same function at once each get their own results."""
-    batches = [states(model, 10 + thread) for thread in range(4)]
-    expected = [dr.linearize(model, q, qd, tau)[0].copy()
-                for q, qd, _, tau in batches]
-    failures = []
+def test_out_needs_one_array_per_result(panda, path):
+    """Several results need as many arrays, not overlapping."""
+    q, qd, _, tau = states(panda, 5)
+    A = np.empty((COUNT, 14, 14))
+    with pytest.raises(ValueError, match='tuple of 2'):
+        dr.linearize(panda, q, qd, tau, out=A)
+    M = np.empty((COUNT, 7, 7))
+    with pytest.raises(ValueError, match='overlaps'):
+        dr.forward_dynamics_derivatives(panda, q, qd, tau, out=(M, M, M))
 
-    def work(thread):
-        q, qd, _, tau = batches[thread]
-        for _ in range(20):
-            A, _ = dr.linearize(model, q, qd, tau)
-            if not np.array_equal(A, expected[thread]):
-                failures.append(thread)
 
-    threads = [threading.Thread(target=work, args=(thread,))
-               for thread in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+def test_without_out_calls_share_no_memory(panda, path):
+    """Results of two calls without ``out`` are separate arrays."""
+    q, qd, qdd, tau = states(panda, 6)
+    first = calls(panda, q, qd, qdd, tau)
+    kept = {name: tuple(part.copy() for part in parts(call()))
+            for name, (call, _) in first.items()}
+    held = {name: parts(call()) for name, (call, _) in first.items()}
+    q2, qd2, qdd2, tau2 = states(panda, 7)
+    second = {name: parts(call()) for name, (call, _) in
+              calls(panda, q2, qd2, qdd2, tau2).items()}
+    for name in first:
+        for old, copy, new in zip(held[name], kept[name], second[name]):
+            assert not np.shares_memory(old, new), name
+            assert np.array_equal(old, copy), name
+            assert not np.allclose(old, new), name

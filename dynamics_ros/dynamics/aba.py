@@ -83,7 +83,7 @@ FORWARD_DYNAMICS = Operation(
 
 
 @FORWARD_DYNAMICS.public
-def forward_dynamics(model, q, qd, tau, f_ext=None):
+def forward_dynamics(model, q, qd, tau, f_ext=None, *, out=None):
     """
     Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd)).
 
@@ -91,5 +91,7 @@ def forward_dynamics(model, q, qd, tau, f_ext=None):
     states) give qdd of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
     Runs compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_forward_dynamics``.
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
     """
-    return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext)
+    return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext, out)

@@ -66,7 +66,8 @@ FORWARD_DYNAMICS_DERIVATIVES = Operation(
 
 
 @FORWARD_DYNAMICS_DERIVATIVES.public
-def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
+def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None, *,
+                                 out=None):
     """
     Partial derivatives of ``forward_dynamics`` at (q, qd, tau).
 
@@ -75,5 +76,8 @@ def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
     A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
     states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
     (N, nq, 6).
+    ``out``: a tuple of arrays to write the results into (and return),
+    each float64, C-contiguous and of its result's shape.
     """
-    return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext)
+    return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext,
+                    out)

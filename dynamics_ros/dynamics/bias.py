@@ -45,22 +45,26 @@ GRAVITY_TORQUES = Operation(
 
 
 @BIAS_FORCES.public
-def bias_forces(model, q, qd):
+def bias_forces(model, q, qd, *, out=None):
     """
     Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd.
 
     A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
     is installed, else ``reference_bias_forces``.
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
     """
-    return dispatch(BIAS_FORCES, model, (q, qd))
+    return dispatch(BIAS_FORCES, model, (q, qd), out=out)
 
 
 @GRAVITY_TORQUES.public
-def gravity_torques(model, q):
+def gravity_torques(model, q, *, out=None):
     """
     Return g(q): the torques that hold the arm still against gravity.
 
     A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
     else ``reference_gravity_torques``.
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
     """
-    return dispatch(GRAVITY_TORQUES, model, (q,))
+    return dispatch(GRAVITY_TORQUES, model, (q,), out=out)

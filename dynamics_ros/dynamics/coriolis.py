@@ -56,14 +56,16 @@ def ancestor_mask(model):
     return mask
 
 
-def coriolis_matrix(model, q, qd):
+def coriolis_matrix(model, q, qd, *, out=None):
     """
     Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew.
 
     A batch (q or qd of shape (N, nq)) gives (N, nq, nq), evaluated state
     by state in numpy (there is no compiled kernel for C).
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
     """
-    return dispatch(CORIOLIS_MATRIX, model, (q, qd))
+    return dispatch(CORIOLIS_MATRIX, model, (q, qd), out=out)
 
 
 def reference_coriolis_matrix(model, q, qd):

@@ -31,7 +31,7 @@ import functools
 import numpy as np
 
 from .. import fast
-from ..fast.samples import per_sample, samples
+from ..fast.samples import deliver, per_sample, samples
 from ..model.massless import refuse_massless
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import DERIVED_CACHE, RobotModel
@@ -94,63 +94,75 @@ class Operation:
         return functools.update_wrapper(run, function)
 
 
-def evaluate(operation, model, arrays, f_ext=None):
-    """Run ``operation`` on a RobotModel: compiled if possible, else numpy."""
+def evaluate(operation, model, arrays, f_ext=None, out=None):
+    """
+    Run ``operation`` on a RobotModel: compiled if possible, else numpy.
+
+    ``out`` (arrays for the results) goes to the compiled function, which
+    writes into it; the numpy path copies its results there.
+    """
     extra = (f_ext,) if operation.forces else ()
     if fast.ENABLED and operation.kernel is not None:
         try:
-            return (operation._compiled or operation.compiled())(
-                model, *arrays, *extra)
+            compiled = operation._compiled or operation.compiled()
+            if out is None:
+                return compiled(model, *arrays, *extra)
+            return compiled(model, *arrays, *extra, out=out)
         except fast.Unavailable:
             pass
     if operation.batched:
-        return operation.reference(model, *arrays, *extra)
-    return per_sample(operation.reference, model, operation.arguments,
-                      arrays, f_ext, forces=operation.forces)
+        return deliver(out, operation.reference(model, *arrays, *extra))
+    return deliver(out, per_sample(operation.reference, model,
+                                   operation.arguments, arrays, f_ext,
+                                   forces=operation.forces))
 
+
+# The hot paths take ``out`` as a positional parameter (a keyword-only one
+# costs a dictionary look-up per call); the public functions' own
+# signatures make it keyword-only.
 
 def hot_path_1(operation, function):
     """Hot path of an operation of q alone."""
-    def run(model, q):
+    def run(model, q, out=None):
         kernel = operation._compiled
         if kernel is not None and fast.ENABLED and \
                 model.__class__ is RobotModel:
-            return kernel(model, q)
-        return function(model, q)
+            return kernel(model, q, out)
+        return function(model, q, out=out)
     return run
 
 
 def hot_path_2(operation, function):
     """Hot path of an operation of (q, qd)."""
-    def run(model, q, qd):
+    def run(model, q, qd, out=None):
         kernel = operation._compiled
         if kernel is not None and fast.ENABLED and \
                 model.__class__ is RobotModel:
-            return kernel(model, q, qd)
-        return function(model, q, qd)
+            return kernel(model, q, qd, out)
+        return function(model, q, qd, out=out)
     return run
 
 
 def hot_path_3_forces(operation, function):
     """Hot path of an operation of three per-joint arguments and f_ext."""
-    def run(model, a, b, c, f_ext=None):
+    def run(model, a, b, c, f_ext=None, out=None):
         kernel = operation._compiled
         if kernel is not None and fast.ENABLED and \
                 model.__class__ is RobotModel:
-            return kernel(model, a, b, c, f_ext)
-        return function(model, a, b, c, f_ext)
+            return kernel(model, a, b, c, f_ext, out)
+        return function(model, a, b, c, f_ext, out=out)
     return run
 
 
 def hot_path_3_forces_inverting(operation, function):
     """As ``hot_path_3_forces``, for a model known to have no massless joint."""
-    def run(model, a, b, c, f_ext=None):
+    def run(model, a, b, c, f_ext=None, out=None):
         kernel = operation._compiled
         if kernel is not None and fast.ENABLED and \
                 model.__class__ is RobotModel and \
                 model.__dict__.get(DERIVED_CACHE) == []:
-            return kernel(model, a, b, c, f_ext)
-        return function(model, a, b, c, f_ext)
+            return kernel(model, a, b, c, f_ext, out)
+        return function(model, a, b, c, f_ext, out=out)
     return run
 
 
@@ -158,8 +170,8 @@ def hot_path_3_inverting(operation, function):
     """
     Hot path of (q, qd, tau) that inverts M, with options after them.
 
-    Only a call without the options (``linearize`` without ``dt``) is
-    inlined; the kernel gives the continuous (A, B).
+    Only a call without the options (``linearize`` without ``dt`` or
+    ``out``) is inlined; the kernel gives the continuous (A, B).
     """
     def run(model, a, b, c, *options, **named):
         kernel = operation._compiled
@@ -212,18 +224,21 @@ def project(model, kind, value):
     return G.T @ value @ G
 
 
-def dispatch(operation, model, arrays, f_ext=None):
+def dispatch(operation, model, arrays, f_ext=None, out=None):
     """
     Evaluate ``operation`` for any model: the one place that decides.
 
     The frequent case, one compiled call on a plain model, is inlined in
     front of the public function by ``Operation.public``; this is the rest.
+    ``out``: arrays the results are written into (and returned), checked
+    (shape, float64, C order) before anything is computed on the compiled
+    path.
     """
     if operation.inverts_inertia:
         refuse_massless(model)   # cached on the model: a look-up
     if model.__class__ is MimicModel:
-        return dispatch_coupled(operation, model, arrays, f_ext)
-    return evaluate(operation, model, arrays, f_ext)
+        return deliver(out, dispatch_coupled(operation, model, arrays, f_ext))
+    return evaluate(operation, model, arrays, f_ext, out)
 
 
 def dispatch_coupled(operation, model, arrays, f_ext=None):

@@ -59,6 +59,7 @@ from .dispatch import dispatch, MATRIX, Operation
 from .rnea import inverse_dynamics, reference_inverse_dynamics
 from .rnea_derivatives import inverse_dynamics_derivatives, \
     reference_inverse_dynamics_derivatives
+from ..fast.samples import deliver
 from ..model.joints import as_vector
 
 
@@ -201,7 +202,7 @@ LINEARIZE_TRAJECTORY = Operation(
 
 
 @LINEARIZE.public
-def linearize(model, q, qd, tau, dt=None):
+def linearize(model, q, qd, tau, dt=None, *, out=None):
     """
     Return the linear model (A, B) of the dynamics about (q, qd, tau).
 
@@ -211,8 +212,10 @@ def linearize(model, q, qd, tau, dt=None):
     damping and armature of the model enter A and B (see the module notes).
     A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
     states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
+    ``out``: a tuple of arrays to write the results into (and return),
+    each float64, C-contiguous and of its result's shape.
     """
-    A, B = dispatch(LINEARIZE, model, (q, qd, tau))
     if dt is None:
-        return A, B
-    return zero_order_hold(A, B, dt)
+        return dispatch(LINEARIZE, model, (q, qd, tau), out=out)
+    A, B = dispatch(LINEARIZE, model, (q, qd, tau))
+    return deliver(out, zero_order_hold(A, B, dt))

@@ -107,7 +107,7 @@ INVERSE_DYNAMICS = Operation(
 
 
 @INVERSE_DYNAMICS.public
-def inverse_dynamics(model, q, qd, qdd, f_ext=None):
+def inverse_dynamics(model, q, qd, qdd, f_ext=None, *, out=None):
     """
     Joint torques tau = M(q) qdd + C(q, qd) qd + g(q) - J^T f_ext.
 
@@ -117,5 +117,7 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None):
     states) give tau of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
     Runs compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_inverse_dynamics``.
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
     """
-    return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext)
+    return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext, out)

@@ -130,7 +130,8 @@ INVERSE_DYNAMICS_DERIVATIVES = Operation(
 
 
 @INVERSE_DYNAMICS_DERIVATIVES.public
-def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
+def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None, *,
+                                 out=None):
     """
     Partial derivatives of ``inverse_dynamics`` at (q, qd, qdd).
 
@@ -143,5 +144,8 @@ def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     three (N, nq, nq) arrays; f_ext is then (nq, 6) or (N, nq, 6).  Runs
     compiled (``dynamics_ros.fast``) when numba is installed, else
     ``reference_inverse_dynamics_derivatives``.
+    ``out``: a tuple of arrays to write the results into (and return),
+    each float64, C-contiguous and of its result's shape.
     """
-    return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext)
+    return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext,
+                    out)

@@ -23,19 +23,15 @@ per body, a per-call row, and last a row for the fixed base (acceleration
 -g), indexed by ``parent = -1``.
 """
 
-import numpy as np
-from numpy import ndarray
-
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK, VECTOR
 from .packing import ARMATURE, GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, \
-    packed, PARENT
-from .rnea import NO_FORCES
-from .samples import samples, wrenches
+    PARENT
 from .spatial import add, body_inertia_times, body_wrench, dot, \
     force_cross, force_to_parent, joint_component, joint_frame, \
     joint_motion, load12, load6, motion_cross, motion_to_child, scale, \
     store, subtract, ZERO
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, v, c = v x S qd, pA, a, U = IA S,
 # d, u and the articulated inertia IA (6x6 row-major).
@@ -236,59 +232,29 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
         store(work, i, ACCELERATION, add(a, joint_motion(table, i, qdd[i])))
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX, VECTOR)
 def forward_dynamics_kernel(table, work, q, qd, tau, f_ext, qdd):
-    """Write forward dynamics of one state into ``qdd``; False: bad shapes."""
+    """Write forward dynamics of one state into ``qdd`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == qd.size == tau.size == qdd.size == n
             and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
             and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     aba_sample(table, q, qd, tau, f_ext, qdd, work)
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX, STACK,
-        MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+        STACK, MATRIX)
 def forward_dynamics_batch(table, work, q, qd, tau, f_ext, qdd):
-    """
-    Write forward dynamics of N states (rows of q, qd, tau) into ``qdd``.
-
-    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (0, nq, 6) for none.
-    """
-    no_forces = np.zeros((0, 6))
+    """Write forward dynamics of N states (rows of q, qd, tau) into ``qdd``."""
     for k in range(q.shape[0]):
-        if f_ext.shape[0] == 0:
-            forces = no_forces
-        else:
-            forces = f_ext[min(k, f_ext.shape[0] - 1)]
-        aba_sample(table, q[k], qd[k], tau[k], forces, qdd[k], work)
+        aba_sample(table, q[k], qd[k], tau[k],
+                   f_ext[min(k, f_ext.shape[0] - 1)], qdd[k], work)
+    return -1
 
 
-def forward_dynamics(model, q, qd, tau, f_ext=None):
-    """Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    qdd = np.empty(n)
-    # One state of float64 arrays goes straight to the kernel; anything
-    # else (a batch, lists, ints) is converted first.
-    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
-            q.ndim == 1 and f_ext is None:
-        try:
-            if forward_dynamics_kernel(table, work, q, qd, tau, NO_FORCES,
-                                       qdd):
-                return qdd
-        except TypeError:  # e.g. an int array
-            pass
-    (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
-    if size is None:
-        forward_dynamics_kernel(table, work, q, qd, tau,
-                                wrenches(model, f_ext), qdd)
-        return qdd
-    qdd = np.empty((size, n))
-    forward_dynamics_batch(table, work, q, qd, tau,
-                           wrenches(model, f_ext, size), qdd)
-    return qdd
+# Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
+forward_dynamics = Entry(forward_dynamics_kernel, forward_dynamics_batch,
+                         ('q', 'qd', 'tau'), ((1,),), forces=True).function

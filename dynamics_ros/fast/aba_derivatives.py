@@ -27,25 +27,26 @@ not used.
 """
 
 import numpy as np
-from numpy import ndarray
 
 from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
     cholesky_solve_vector, inverse_factor, inverse_from_cholesky, \
     inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .outputs import batch_empty
-from .packing import packed
-from .rnea import NO_FORCES
-from .rnea_derivatives import acceleration_pass, batch_wrenches, \
-    COLUMN_ROWS, force_sums, inertia_pass, jacobian_entries, motion_pass, \
-    shapes_fit
-from .samples import samples, wrenches
+from .rnea_derivatives import acceleration_pass, COLUMN_ROWS, force_sums, \
+    inertia_pass, jacobian_entries, motion_pass, shapes_fit
+from .wrapper import BAD_SHAPES, DONE, Entry, NOT_POSITIVE_DEFINITE
 
-# What the one-state kernels return.
-DONE = 0
-BAD_SHAPES = 1
-NOT_POSITIVE_DEFINITE = 2
+
+@compiled
+def derivative_scratch(n):
+    """
+    Return the scratch of one state of the FD derivatives and linearize.
+
+    (2 nq) numbers, four (nq, nq) matrices (the Cholesky factor, its
+    inverse, products) and the (COLUMN_ROWS, nq) columns of a chain.
+    """
+    return np.empty(2 * n), np.empty((4, n, n)), np.empty((COLUMN_ROWS, n))
 
 
 @compiled
@@ -122,14 +123,14 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
         MATRIX, MATRIX, MATRIX, MATRIX)
 def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
                                         dqdd_dq, dqdd_dqd, Minv):
-    """Write the three Jacobians of one state; return DONE or what failed."""
+    """Write the three Jacobians of one state (``wrapper``)."""
     n = table.shape[0] - 1
     if not (shapes_fit(table, work, q, qd, tau, f_ext)
             and dqdd_dq.shape == dqdd_dqd.shape == Minv.shape == (n, n)):
         return BAD_SHAPES
+    scratch, factors, columns = derivative_scratch(n)
     if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
-                              Minv, np.empty(2 * n), np.empty((4, n, n)),
-                              work, np.empty((COLUMN_ROWS, n))):
+                              Minv, scratch, factors, work, columns):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -138,16 +139,8 @@ def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
         STACK, STACK, STACK, STACK)
 def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
                                        dqdd_dq, dqdd_dqd, Minv):
-    """
-    Write the Jacobians of N states (rows of q, qd, tau), (N, nq, nq) each.
-
-    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (1, 0, 6) for none.
-    Returns -1, or the first state whose M is not positive definite.
-    """
-    n = q.shape[1]
-    scratch = np.empty(2 * n)
-    factors = np.empty((4, n, n))
-    columns = np.empty((COLUMN_ROWS, n))
+    """Write the Jacobians of N states (rows of q, qd, tau), (N, nq, nq) each."""
+    scratch, factors, columns = derivative_scratch(q.shape[1])
     for k in range(q.shape[0]):
         if not aba_derivatives_sample(table, q[k], qd[k], tau[k],
                                       f_ext[min(k, f_ext.shape[0] - 1)],
@@ -157,46 +150,8 @@ def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
     return -1
 
 
-def not_positive_definite(model, sample=None):
-    """Return the ModelError of the numpy path, naming the batch state."""
-    from ..model.massless import singular_inertia_error
-    return singular_inertia_error(model, sample)
-
-
-def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
-    """
-    Compiled ``forward_dynamics_derivatives``: (dqdd_dq, dqdd_dqd, Minv).
-
-    Each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
-    """
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    status = BAD_SHAPES
-    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
-            q.ndim == 1 and f_ext is None:
-        dqdd_dq, dqdd_dqd, Minv = np.empty((3, n, n))
-        try:
-            status = forward_dynamics_derivatives_kernel(
-                table, work, q, qd, tau, NO_FORCES, dqdd_dq, dqdd_dqd, Minv)
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    if status == BAD_SHAPES:
-        (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
-        if size is not None:
-            dqdd_dq, dqdd_dqd, Minv = batch_empty(
-                'forward_dynamics_derivatives', (3, size, n, n))
-            failed = forward_dynamics_derivatives_batch(
-                table, work, q, qd, tau, batch_wrenches(model, f_ext, size),
-                dqdd_dq, dqdd_dqd, Minv)
-            if failed >= 0:
-                raise not_positive_definite(model, failed)
-            return dqdd_dq, dqdd_dqd, Minv
-        dqdd_dq, dqdd_dqd, Minv = np.empty((3, n, n))
-        status = forward_dynamics_derivatives_kernel(
-            table, work, q, qd, tau, wrenches(model, f_ext), dqdd_dq,
-            dqdd_dqd, Minv)
-    if status == NOT_POSITIVE_DEFINITE:
-        raise not_positive_definite(model)
-    return dqdd_dq, dqdd_dqd, Minv
+# Compiled ``forward_dynamics_derivatives``: (dqdd_dq, dqdd_dqd, Minv),
+# each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
+forward_dynamics_derivatives = Entry(
+    forward_dynamics_derivatives_kernel, forward_dynamics_derivatives_batch,
+    ('q', 'qd', 'tau'), ((1, 1),) * 3, forces=True).function

@@ -20,16 +20,12 @@ Turney et al.'s (1980) "strobing" of Newton-Euler, as in
 For g the recursion shrinks to 3-D vectors (``gravity_sample``).
 """
 
-import numpy as np
-from numpy import ndarray
-
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
-from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, packed, \
-    PARENT
+from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT
 from .rnea import rnea_sample
-from .samples import samples
 from .spatial import joint_frame, store
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, gravity in the body frame, then mass
 # and first moment of the subtree.
@@ -85,81 +81,45 @@ def gravity_sample(table, q, g, work):
                 + work[i, FRAME + 3 * r + 2] * h2 + m * work[i, FRAME + 9 + r])
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, VECTOR)
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, VECTOR)
 def gravity_kernel(table, work, q, g):
-    """Write g(q) of one state into ``g``; False: bad shapes."""
+    """Write g(q) of one state into ``g`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == g.size == n and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     gravity_sample(table, q, g, work)
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, MATRIX)
 def gravity_batch(table, work, q, g):
     """Write g(q) of N states (rows of q) into ``g``."""
     for k in range(q.shape[0]):
         gravity_sample(table, q[k], g[k], work)
+    return -1
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, VECTOR)
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, VECTOR)
 def bias_kernel(table, work, q, qd, h):
-    """Write h(q, qd) of one state into ``h``; False: bad shapes."""
+    """Write h(q, qd) of one state into ``h`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == qd.size == h.size == n and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     # qdd and f_ext of size 0: zero acceleration, no external wrenches.
     rnea_sample(table, q, qd, q[:0], table[:0], h, work)
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, MATRIX)
 def bias_batch(table, work, q, qd, h):
     """Write h(q, qd) of N states into ``h``."""
-    no_forces = np.zeros((0, 6))
     for k in range(q.shape[0]):
-        rnea_sample(table, q[k], qd[k], q[k, :0], no_forces, h[k], work)
+        rnea_sample(table, q[k], qd[k], q[k, :0], table[:0], h[k], work)
+    return -1
 
 
-def gravity_torques(model, q):
-    """Compiled ``gravity_torques``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    g = np.empty(n)
-    if q.__class__ is ndarray and q.ndim == 1:
-        try:
-            if gravity_kernel(table, work, q, g):
-                return g
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    (q,), size = samples(model, ('q',), (q,))
-    if size is None:
-        gravity_kernel(table, work, q, g)
-        return g
-    g = np.empty((size, n))
-    gravity_batch(table, work, q, g)
-    return g
-
-
-def bias_forces(model, q, qd):
-    """Compiled ``bias_forces``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    h = np.empty(n)
-    if ndarray is q.__class__ is qd.__class__ and q.ndim == 1:
-        try:
-            if bias_kernel(table, work, q, qd, h):
-                return h
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    (q, qd), size = samples(model, ('q', 'qd'), (q, qd))
-    if size is None:
-        bias_kernel(table, work, q, qd, h)
-        return h
-    h = np.empty((size, n))
-    bias_batch(table, work, q, qd, h)
-    return h
+# Compiled ``gravity_torques`` and ``bias_forces``: (nq,) -> (nq,),
+# (N, nq) -> (N, nq).
+gravity_torques = Entry(gravity_kernel, gravity_batch, ('q',),
+                        ((1,),)).function
+bias_forces = Entry(bias_kernel, bias_batch, ('q', 'qd'), ((1,),)).function

@@ -24,16 +24,14 @@ form (mass, first moment, rotational inertia) instead of 6x6 matrices.
 """
 
 import numpy as np
-from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .outputs import batch_empty
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
-    packed, PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
-from .samples import samples
+    PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
 from .spatial import column_dot, dot, inertia_times, joint_frame, load12, \
     load6, load_column, store, store_column, store_rigid_inertia_to_parent
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
 # composite inertia Ic (ten parameters), F = Ic S.
@@ -161,42 +159,26 @@ def crba_sample(table, q, M, work, columns):
             i = int(table[i, PARENT])
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, MATRIX)
 def mass_matrix_kernel(table, work, q, M):
-    """Write M(q) of one state into ``M``; False: bad shapes."""
+    """Write M(q) of one state into ``M`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == n and M.shape[0] == n and M.shape[1] == n
             and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     crba_sample(table, q, M, work, np.empty((12, n)))
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, STACK)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, STACK)
 def mass_matrix_batch(table, work, q, M):
     """Write M(q) of N states (rows of q) into ``M`` (N, nq, nq)."""
     columns = np.empty((12, q.shape[1]))
     for k in range(q.shape[0]):
         crba_sample(table, q[k], M[k], work, columns)
+    return -1
 
 
-def mass_matrix(model, q):
-    """Compiled ``mass_matrix``: (nq,) -> (nq, nq), (N, nq) -> (N, nq, nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    M = np.empty((n, n))
-    if q.__class__ is ndarray and q.ndim == 1:
-        try:
-            if mass_matrix_kernel(table, work, q, M):
-                return M
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    (q,), size = samples(model, ('q',), (q,))
-    if size is None:
-        mass_matrix_kernel(table, work, q, M)
-        return M
-    M = batch_empty('mass_matrix', (size, n, n))
-    mass_matrix_batch(table, work, q, M)
-    return M
+# Compiled ``mass_matrix``: (nq,) -> (nq, nq), (N, nq) -> (N, nq, nq).
+mass_matrix = Entry(mass_matrix_kernel, mass_matrix_batch, ('q',),
+                    ((1, 1),)).function

@@ -30,17 +30,15 @@ zero-order-hold discretization (a matrix exponential) stays in scipy.
 import numpy as np
 from numpy import ndarray
 
-from .aba_derivatives import BAD_SHAPES, DONE, forward_derivatives_sample, \
-    NOT_POSITIVE_DEFINITE, not_positive_definite
+from .aba_derivatives import derivative_scratch, forward_derivatives_sample
 from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
     inverse_from_cholesky, inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .outputs import batch_empty
-from .packing import packed
-from .rnea import inverse_dynamics, NO_FORCES
-from .rnea_derivatives import COLUMN_ROWS, shapes_fit
-from .samples import samples
+from .rnea import inverse_dynamics
+from .rnea_derivatives import shapes_fit
+from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES, \
+    NOT_POSITIVE_DEFINITE
 
 
 @compiled
@@ -103,9 +101,9 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
             and no_forces.shape[0] == 0 and damping.size == n
             and A.shape == (2 * n, 2 * n) and B.shape == (2 * n, n)):
         return BAD_SHAPES
-    if linearize_sample(table, q, qd, tau, no_forces, damping, A, B,
-                        np.empty(2 * n), np.empty((4, n, n)), work,
-                        np.empty((COLUMN_ROWS, n))):
+    scratch, jacobians, columns = derivative_scratch(n)
+    if linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
+                        jacobians, work, columns):
         return DONE
     return NOT_POSITIVE_DEFINITE
 
@@ -118,10 +116,7 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
 
     Returns -1, or the first state whose M is not positive definite.
     """
-    n = q.shape[1]
-    scratch = np.empty(2 * n)
-    jacobians = np.empty((4, n, n))
-    columns = np.empty((COLUMN_ROWS, n))
+    scratch, jacobians, columns = derivative_scratch(q.shape[1])
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,
                                 damping, A[k], B[k], scratch, jacobians,
@@ -130,53 +125,18 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
     return -1
 
 
-def model_arrays(model):
-    """Return the packed model and the damping as the kernels take them."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    damping = model.damping
-    if damping.__class__ is not ndarray or damping.dtype != np.float64:
-        damping = np.asarray(damping, dtype=float)
-    return table, work, n, damping
+def damping(model):
+    """Return the joint damping as the kernels take it, after no wrenches."""
+    value = model.damping
+    if value.__class__ is not ndarray or value.dtype != np.float64:
+        value = np.asarray(value, dtype=float)
+    return NO_FORCES, value
 
 
-def linearize(model, q, qd, tau):
-    """
-    Compiled continuous ``linearize``: (A, B) about (q, qd, tau).
-
-    (2 nq, 2 nq) and (2 nq, nq) for one state, stacked (N, ...) for (N, nq)
-    arguments.
-    """
-    table, work, n, damping = model_arrays(model)
-    status = BAD_SHAPES
-    if ndarray is q.__class__ is qd.__class__ is tau.__class__ and \
-            q.ndim == 1:
-        A = np.empty((2 * n, 2 * n))
-        B = np.empty((2 * n, n))
-        try:
-            status = linearize_kernel(table, work, q, qd, tau, NO_FORCES,
-                                      damping, A, B)
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    if status == BAD_SHAPES:
-        (q, qd, tau), size = samples(model, ('q', 'qd', 'tau'), (q, qd, tau))
-        if size is not None:
-            A = batch_empty('linearize A', (size, 2 * n, 2 * n))
-            B = batch_empty('linearize B', (size, 2 * n, n))
-            failed = linearize_batch(table, work, q, qd, tau, NO_FORCES,
-                                     damping, A, B)
-            if failed >= 0:
-                raise not_positive_definite(model, failed)
-            return A, B
-        A = np.empty((2 * n, 2 * n))
-        B = np.empty((2 * n, n))
-        status = linearize_kernel(table, work, q, qd, tau, NO_FORCES,
-                                  damping, A, B)
-    if status == NOT_POSITIVE_DEFINITE:
-        raise not_positive_definite(model)
-    return A, B
+# Compiled continuous ``linearize``: (A, B) about (q, qd, tau), (2 nq, 2 nq)
+# and (2 nq, nq) for one state, stacked (N, ...) for (N, nq) arguments.
+linearize = Entry(linearize_kernel, linearize_batch, ('q', 'qd', 'tau'),
+                  ((2, 2), (2, 1)), inputs=damping).function
 
 
 def linearize_trajectory(model, q, qd, qdd):

@@ -23,16 +23,13 @@ Turney's "elevator" gravity) and the inward pass needs no special case for
 root bodies.
 """
 
-import numpy as np
-from numpy import ndarray
-
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK, VECTOR
-from .packing import ARMATURE, GRAVITY, packed, PARENT
-from .samples import samples, wrenches
+from .packing import ARMATURE, GRAVITY, PARENT
 from .spatial import add, body_inertia_times, body_wrench, force_cross, \
     force_to_parent, joint_component, joint_frame, joint_motion, load12, \
     load6, motion_cross, motion_to_child, store, subtract, ZERO
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, then v, a, f of the body.
 FRAME = 0
@@ -84,63 +81,29 @@ def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
                                   force_to_parent(load12(work, i, FRAME), f)))
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX, VECTOR)
 def inverse_dynamics_kernel(table, work, q, qd, qdd, f_ext, tau):
-    """Write inverse dynamics of one state into ``tau``; False: bad shapes."""
+    """Write inverse dynamics of one state into ``tau`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == qd.size == qdd.size == tau.size == n
             and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
             and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     rnea_sample(table, q, qd, qdd, f_ext, tau, work)
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX, STACK,
-        MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+        STACK, MATRIX)
 def inverse_dynamics_batch(table, work, q, qd, qdd, f_ext, tau):
-    """
-    Write inverse dynamics of N states (rows of q, qd, qdd) into ``tau``.
-
-    ``f_ext`` is (N, nq, 6), (1, nq, 6) for the same wrenches in every
-    state, or (0, nq, 6) for none.  Shapes are checked by the caller.
-    """
-    no_forces = np.zeros((0, 6))
+    """Write inverse dynamics of N states (rows of q, qd, qdd) into ``tau``."""
     for k in range(q.shape[0]):
-        if f_ext.shape[0] == 0:
-            forces = no_forces
-        else:
-            forces = f_ext[min(k, f_ext.shape[0] - 1)]
-        rnea_sample(table, q[k], qd[k], qdd[k], forces, tau[k], work)
+        rnea_sample(table, q[k], qd[k], qdd[k],
+                    f_ext[min(k, f_ext.shape[0] - 1)], tau[k], work)
+    return -1
 
 
-NO_FORCES = np.zeros((0, 6))
-
-
-def inverse_dynamics(model, q, qd, qdd, f_ext=None):
-    """Compiled ``inverse_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    tau = np.empty(n)
-    # One state of float64 arrays goes straight to the kernel; anything
-    # else (a batch, lists, ints) is converted first.
-    if ndarray is q.__class__ is qd.__class__ is qdd.__class__ and \
-            q.ndim == 1 and f_ext is None:
-        try:
-            if inverse_dynamics_kernel(table, work, q, qd, qdd, NO_FORCES,
-                                       tau):
-                return tau
-        except TypeError:  # e.g. an int array
-            pass
-    (q, qd, qdd), size = samples(model, ('q', 'qd', 'qdd'), (q, qd, qdd))
-    if size is None:
-        inverse_dynamics_kernel(table, work, q, qd, qdd,
-                                wrenches(model, f_ext), tau)
-        return tau
-    tau = np.empty((size, n))
-    inverse_dynamics_batch(table, work, q, qd, qdd,
-                           wrenches(model, f_ext, size), tau)
-    return tau
+# Compiled ``inverse_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
+inverse_dynamics = Entry(inverse_dynamics_kernel, inverse_dynamics_batch,
+                         ('q', 'qd', 'qdd'), ((1,),), forces=True).function

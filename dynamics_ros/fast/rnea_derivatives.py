@@ -60,20 +60,17 @@ forces (``acceleration_pass``), inward for the subtree sums and M
 """
 
 import numpy as np
-from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
     root_joint_motion
-from .outputs import batch_empty
-from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, packed, PARENT
-from .rnea import NO_FORCES
-from .samples import samples, wrenches
+from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, PARENT
 from .spatial import add, body_wrench, column_dot, dot, force_cross, \
     force_to_parent, inertia_times, joint_frame, load12, load6, \
     load_column, motion_cross, scale, store, store_column, \
     store_rigid_inertia_to_parent, subtract, ZERO
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
@@ -408,78 +405,36 @@ def shapes_fit(table, work, q, qd, qdd, f_ext):
             and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6)
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX, MATRIX, MATRIX, MATRIX)
 def inverse_dynamics_derivatives_kernel(table, work, q, qd, qdd, f_ext,
                                         dtau_dq, dtau_dqd, M):
-    """Write the three Jacobians of one state; False: bad shapes."""
+    """Write the three Jacobians of one state (``wrapper``)."""
     n = table.shape[0] - 1
     if not (shapes_fit(table, work, q, qd, qdd, f_ext)
             and dtau_dq.shape == dtau_dqd.shape == M.shape == (n, n)):
-        return False
+        return BAD_SHAPES
     rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
                             work, np.empty((COLUMN_ROWS, n)))
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
         STACK, STACK, STACK, STACK)
 def inverse_dynamics_derivatives_batch(table, work, q, qd, qdd, f_ext,
                                        dtau_dq, dtau_dqd, M):
-    """
-    Write the Jacobians of N states (rows of q, qd, qdd), (N, nq, nq) each.
-
-    ``f_ext`` is (N, nq, 6), (1, nq, 6) shared, or (1, 0, 6) for none
-    (``batch_wrenches``).
-    """
+    """Write the Jacobians of N states (rows of q, qd, qdd), (N, nq, nq) each."""
     columns = np.empty((COLUMN_ROWS, q.shape[1]))
     for k in range(q.shape[0]):
         rnea_derivatives_sample(table, q[k], qd[k], qdd[k],
                                 f_ext[min(k, f_ext.shape[0] - 1)],
                                 dtau_dq[k], dtau_dqd[k], M[k], work,
                                 columns)
+    return -1
 
 
-# No external wrenches in a batch: each state's f_ext[0] is then (0, 6),
-# the same type as one state's (nq, 6) wrenches, so that a kernel's helpers
-# are compiled once for both (numba compiles per argument type).
-NO_BATCH_FORCES = np.zeros((1, 0, 6))
-
-
-def batch_wrenches(model, f_ext, size):
-    """Return the wrenches of a batch for the derivative kernels."""
-    return NO_BATCH_FORCES if f_ext is None else wrenches(model, f_ext, size)
-
-
-def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
-    """
-    Compiled ``inverse_dynamics_derivatives``: (dtau_dq, dtau_dqd, M).
-
-    Each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
-    """
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    if ndarray is q.__class__ is qd.__class__ is qdd.__class__ and \
-            q.ndim == 1 and f_ext is None:
-        dtau_dq, dtau_dqd, M = np.empty((3, n, n))
-        try:
-            if inverse_dynamics_derivatives_kernel(
-                    table, work, q, qd, qdd, NO_FORCES, dtau_dq, dtau_dqd, M):
-                return dtau_dq, dtau_dqd, M
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    (q, qd, qdd), size = samples(model, ('q', 'qd', 'qdd'), (q, qd, qdd))
-    if size is None:
-        dtau_dq, dtau_dqd, M = np.empty((3, n, n))
-        inverse_dynamics_derivatives_kernel(
-            table, work, q, qd, qdd, wrenches(model, f_ext), dtau_dq,
-            dtau_dqd, M)
-        return dtau_dq, dtau_dqd, M
-    dtau_dq, dtau_dqd, M = batch_empty('inverse_dynamics_derivatives',
-                                       (3, size, n, n))
-    inverse_dynamics_derivatives_batch(
-        table, work, q, qd, qdd, batch_wrenches(model, f_ext, size), dtau_dq,
-        dtau_dqd, M)
-    return dtau_dq, dtau_dqd, M
+# Compiled ``inverse_dynamics_derivatives``: (dtau_dq, dtau_dqd, M), each
+# (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
+inverse_dynamics_derivatives = Entry(
+    inverse_dynamics_derivatives_kernel, inverse_dynamics_derivatives_batch,
+    ('q', 'qd', 'qdd'), ((1, 1),) * 3, forces=True).function

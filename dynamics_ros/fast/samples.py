@@ -79,11 +79,12 @@ def wrenches(model, f_ext, size=None):
     Check external wrenches; return them for a kernel.
 
     One state (``size`` None): (nq, 6), or (0, 6) for none.  A batch:
-    (N, nq, 6), (1, nq, 6) shared by all samples, or (0, nq, 6) for none.
+    (N, nq, 6), (1, nq, 6) shared by all samples, or (1, 0, 6) for none
+    (each state's ``f_ext[min(k, len - 1)]`` is then (0, 6) as one state's).
     """
     n = model.nq
     if f_ext is None:
-        return np.zeros((0, 6)) if size is None else np.zeros((0, n, 6))
+        return np.zeros((0, 6)) if size is None else np.zeros((1, 0, 6))
     f_ext = np.require(f_ext, dtype=float, requirements=('C', 'W'))
     if f_ext.shape == (n, 6):
         return f_ext if size is None else f_ext.reshape(1, n, 6)
@@ -113,7 +114,8 @@ def per_sample(function, model, names, arrays, f_ext=None, forces=False):
     results = []
     for k, row in enumerate(zip(*arrays)):
         if forces:
-            wrench = None if len(f_ext) == 0 else f_ext[min(k, len(f_ext) - 1)]
+            wrench = f_ext[min(k, len(f_ext) - 1)]
+            wrench = None if wrench.size == 0 else wrench
             row = row + (wrench,)
         results.append(function(model, *row))
     if size == 0:  # the shape of one result, from the zero state
@@ -124,3 +126,53 @@ def per_sample(function, model, names, arrays, f_ext=None, forces=False):
     if isinstance(results[0], tuple):
         return tuple(np.array(part) for part in zip(*results))
     return np.array(results)
+
+
+def outputs(out, shapes):
+    """
+    Return arrays for results of ``shapes``: ``out``'s, checked, or new ones.
+
+    ``out`` is None, one array (one result) or a tuple of arrays (several),
+    each float64, C-contiguous, writeable and of its result's shape, and
+    not overlapping another; a wrong one raises ValueError naming it.
+    """
+    if out is None:
+        return [np.empty(shape) for shape in shapes]
+    if len(shapes) == 1 and isinstance(out, np.ndarray):
+        given = [out]
+    elif isinstance(out, (tuple, list)) and len(out) == len(shapes):
+        given = list(out)
+    else:
+        raise ValueError('out must be %s, got %s' % (
+            'a numpy array' if len(shapes) == 1 else
+            'a tuple of %d numpy arrays' % len(shapes),
+            type(out).__name__))
+    for k, (array, shape) in enumerate(zip(given, shapes)):
+        name = 'out' if len(shapes) == 1 else 'out[%d]' % k
+        if not isinstance(array, np.ndarray):
+            raise ValueError('%s must be a numpy array, got %s'
+                             % (name, type(array).__name__))
+        if array.dtype != np.float64 or array.shape != tuple(shape) or \
+                not array.flags.c_contiguous or not array.flags.writeable:
+            raise ValueError(
+                '%s must be a writeable C-contiguous float64 array of shape '
+                '%s, got %s %s%s%s' % (
+                    name, tuple(shape), array.dtype, array.shape,
+                    '' if array.flags.c_contiguous else ' (not contiguous)',
+                    '' if array.flags.writeable else ' (read-only)'))
+        for other in given[:k]:
+            if np.shares_memory(array, other):
+                raise ValueError('%s overlaps an earlier out array' % name)
+    return given
+
+
+def deliver(out, result):
+    """Return ``result``, or write it into the ``out`` arrays and return them."""
+    if out is None:
+        return result
+    several = isinstance(result, tuple)
+    given = outputs(out, [np.shape(part) for part in result] if several
+                    else [np.shape(result)])
+    for array, part in zip(given, result if several else (result,)):
+        array[...] = part
+    return tuple(given) if several else given[0]

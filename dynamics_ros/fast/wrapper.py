@@ -1,0 +1,230 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The one Python entry of the compiled kernels, for one state or a batch.
+
+A kernel module declares its kernels with an ``Entry`` (the one-state and
+the batch kernel, the per-joint arguments, the shapes of the results) and
+exports ``Entry.function``, the function ``dynamics.dispatch`` calls.  That
+function
+
+1. sends the frequent call (one state of float64 arrays, no wrenches, no
+   ``out``) straight to the one-state kernel;
+2. otherwise checks and converts the arguments (``samples``), takes the
+   caller's ``out`` arrays (checked) or new ones, and runs the one-state or
+   the batch kernel.
+
+Every kernel follows one convention:
+
+- one state: ``single(table, work, *arrays, *inputs, *results)`` with
+  (nq,) arrays returns DONE, BAD_SHAPES (nothing written: the arguments are
+  converted and the call made again) or NOT_POSITIVE_DEFINITE;
+- a batch: ``batch(table, work, *arrays, *inputs, *results)`` with (N, nq)
+  arrays and stacked (N, ...) results returns -1, or the first state whose
+  mass matrix is not positive definite;
+- ``inputs``: the external wrenches for an entry with ``forces`` (one
+  state: (nq, 6), or (0, 6) for none; a batch: (N, nq, 6), (1, nq, 6)
+  shared, or (1, 0, 6) for none), else what the entry's ``inputs(model)``
+  returns (``linearize``: the joint damping).
+"""
+
+import numpy as np
+from numpy import ndarray
+
+from .packing import packed
+from .samples import outputs, samples, wrenches
+
+# What one-state kernels return.
+DONE = 0
+BAD_SHAPES = 1
+NOT_POSITIVE_DEFINITE = 2
+# No external wrenches in one state (the hot path passes it as is).
+NO_FORCES = np.zeros((0, 6))
+
+
+def no_inputs(model):
+    """Return the inputs of an entry that takes nothing but the arrays."""
+    return ()
+
+
+class Entry:
+    """
+    A compiled quantity: its kernels, arguments and result shapes.
+
+    ``results`` gives each result's shape in multiples of nq: ``(1,)`` a
+    vector, ``(1, 1)`` an (nq, nq) matrix, ``(2, 1)`` (2 nq, nq).
+    ``inputs(model)`` returns the inputs after the arrays of an entry
+    without ``forces``.
+    """
+
+    def __init__(self, single, batch, arguments, results, forces=False,
+                 inputs=no_inputs):
+        """Describe the kernels; ``function`` is what dispatch calls."""
+        self.single = single
+        self.batch = batch
+        self.arguments = tuple(arguments)
+        self.results = tuple(tuple(shape) for shape in results)
+        self.forces = forces
+        self.inputs = inputs
+        self._fresh = {}
+        if len(self.results) == 1 and self.results[0] in ((1,), (1, 1)):
+            hot = HOT_PATHS[len(self.arguments), forces]
+        else:
+            hot = results_tuple
+        self.function = hot(self, self.results[0] == (1,))
+
+    def fresh(self, n):
+        """Return new arrays for the results of one state (nq = n)."""
+        shapes = self._fresh.get(n)
+        if shapes is None:
+            shapes = self._fresh[n] = self.shapes(n, None)
+        return tuple([np.empty(shape) for shape in shapes])
+
+    def shapes(self, n, size):
+        """Return the shapes of the results for nq = n and N = size."""
+        batch = () if size is None else (size,)
+        return [batch + tuple(k * n for k in shape)
+                for shape in self.results]
+
+    def general(self, model, arrays, f_ext, out):
+        """
+        Evaluate any accepted arguments; the results, ``out`` if given.
+
+        Raises ValueError naming a bad argument or ``out``, and the numpy
+        path's ModelError for a state whose M is not positive definite.
+        """
+        table, work, n = packed(model)
+        arrays, size = samples(model, self.arguments, arrays)
+        if self.forces:
+            inputs = (wrenches(model, f_ext, size),)
+        else:
+            inputs = self.inputs(model)
+        results = outputs(out, self.shapes(n, size))
+        if size is None:
+            failed = -1 if self.single(
+                table, work, *arrays, *inputs, *results) == DONE else None
+        else:
+            failed = self.batch(table, work, *arrays, *inputs, *results)
+        if failed != -1:
+            from ..model.massless import singular_inertia_error
+            raise singular_inertia_error(model, failed)
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+# The frequent call, one state, goes straight to the kernel: one function
+# per number of arguments (a call with *args costs 5 % of a 7-joint
+# inverse dynamics), a vector or a square matrix as its result.  DONE is 0:
+# ``not single(...)`` is the cheapest test of it.
+
+def q_only(entry, vector):
+    """Entry point of an entry of q alone."""
+    single, general = entry.single, entry.general
+
+    def run(model, q, out=None):
+        try:
+            table, work, n = model._packed_model
+        except (AttributeError, TypeError):  # not packed yet
+            table, work, n = packed(model)
+        if out is None and q.__class__ is ndarray and q.ndim == 1:
+            result = np.empty(n if vector else (n, n))
+            try:
+                if not single(table, work, q, result):
+                    return result
+            except TypeError:  # e.g. an int array: converted below
+                pass
+        return general(model, (q,), None, out)
+    return run
+
+
+def q_and_rate(entry, vector):
+    """Entry point of an entry of (q, qd)."""
+    single, general = entry.single, entry.general
+
+    def run(model, q, qd, out=None):
+        try:
+            table, work, n = model._packed_model
+        except (AttributeError, TypeError):  # not packed yet
+            table, work, n = packed(model)
+        if out is None and ndarray is q.__class__ is qd.__class__ and \
+                q.ndim == 1:
+            result = np.empty(n if vector else (n, n))
+            try:
+                if not single(table, work, q, qd, result):
+                    return result
+            except TypeError:  # e.g. an int array: converted below
+                pass
+        return general(model, (q, qd), None, out)
+    return run
+
+
+def three_with_forces(entry, vector):
+    """Entry point of an entry of three per-joint arguments and f_ext."""
+    single, general = entry.single, entry.general
+
+    def run(model, a, b, c, f_ext=None, out=None):
+        try:
+            table, work, n = model._packed_model
+        except (AttributeError, TypeError):  # not packed yet
+            table, work, n = packed(model)
+        if f_ext is None and out is None and \
+                ndarray is a.__class__ is b.__class__ is c.__class__ and \
+                a.ndim == 1:
+            result = np.empty(n if vector else (n, n))
+            try:
+                if not single(table, work, a, b, c, NO_FORCES, result):
+                    return result
+            except TypeError:  # e.g. an int array: converted below
+                pass
+        return general(model, (a, b, c), f_ext, out)
+    return run
+
+
+def no_forces(model):
+    """Return the inputs of one state without external wrenches."""
+    return NO_FORCES,
+
+
+def results_tuple(entry, vector):
+    """
+    Entry point of an entry of several results (Jacobians, A and B).
+
+    Three per-joint arguments, with f_ext if the entry takes ``forces``.
+    """
+    single, general, fresh = entry.single, entry.general, entry.fresh
+    inputs = no_forces if entry.forces else entry.inputs
+
+    def run(model, a, b, c, f_ext=None, out=None):
+        if f_ext is None and out is None and \
+                ndarray is a.__class__ is b.__class__ is c.__class__ and \
+                a.ndim == 1:
+            try:
+                table, work, n = model._packed_model
+            except (AttributeError, TypeError):  # not packed yet
+                table, work, n = packed(model)
+            results = fresh(n)
+            try:
+                if not single(table, work, a, b, c, *inputs(model),
+                              *results):
+                    return results
+            except TypeError:  # e.g. an int array: converted below
+                pass
+        elif f_ext is not None and not entry.forces:
+            raise TypeError('this function takes no external wrenches')
+        return general(model, (a, b, c), f_ext, out)
+    return run
+
+
+HOT_PATHS = {(1, False): q_only, (2, False): q_and_rate,
+             (3, True): three_with_forces}
