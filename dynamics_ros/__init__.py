@@ -33,6 +33,8 @@ from .dynamics.influence import congruence, dynamics_coefficients, \
 from .dynamics.jacobians import link_jacobian
 from .dynamics.kinematics import body_poses, link_pose
 from .dynamics.linearize import linearize, linearize_trajectory
+from .dynamics.moving_base import moving_base_inverse_dynamics, \
+    MovingBaseDynamics
 from .dynamics.regressor import inertial_parameters, \
     joint_torque_regressor
 from .dynamics.rnea import inverse_dynamics
@@ -67,6 +69,8 @@ __all__ = [
     # task space of redundant arms; Freeman's redundant/overconstrained
     'TaskSpace', 'overconstrained_transfer', 'redundant_transfer',
     'task_space', 'weighted_pseudo_inverse',
+    # an arm on a base with prescribed motion; reaction loads (Nasser)
+    'MovingBaseDynamics', 'moving_base_inverse_dynamics',
     # system identification: tau = Y(q, qd, qdd) pi
     'inertial_parameters', 'joint_torque_regressor',
     # DH tables and URDF writing

@@ -38,7 +38,12 @@ last term of F*_{N-1} is A* sigma.  A velocity pass runs first (sigma* and
 beta need every omega).  L_i = I - u Z^T is inverted in closed form,
 G = I - u Z^T / D with D = J^a + Z^T A* Z (Sherman-Morrison).
 
-Gravity is the base acceleration v_dot_1 = -g.  ``actuator_inertia`` is
+Gravity is the base acceleration v_dot_1 = -g.  The base (Nasser's link 1)
+may move as prescribed (sec. 2.1.2: "v_dot_1, omega_dot_1 and (v_1,
+omega_1) are given"): ``base_velocity`` and ``base_acceleration`` enter the
+velocity pass and the outbound pass's q_{1,1}; ``reactions=True`` also
+returns each joint's load on its link, gamma G_i F_i of eq. 2.1.20 with the
+drive load put back in the slot that held theta_dd.  ``actuator_inertia`` is
 Nasser's J^a (eq. 2.1.7.2): the rotor's J^a theta_dd enters the drive-axis
 row of link i while the parent takes the full reaction; this is not the
 symmetric armature of the core API, so a model with armature is refused.
@@ -139,14 +144,25 @@ def _wrench_in_proximal(model, E, i, f_ext):
 
 
 def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
-                            actuator_inertia=None, links=None):
+                            actuator_inertia=None, links=None,
+                            base_velocity=None, base_acceleration=None,
+                            gravity=None, reactions=False):
     """
     Return joint accelerations by Nasser's inbound/outbound recursion.
 
     ``model`` is a RobotModel (serial chain or tree, revolute and prismatic
     joints); ``f_ext`` as in the core API (wrench on each body about its
     origin, body frame); ``links`` a precomputed NasserLinks.
+    ``base_velocity`` and ``base_acceleration``: the root frame's (omega, v)
+    and (omega_dot, classical v_dot), root axes, default at rest;
+    ``gravity`` in the root axes (default ``model.gravity``).  With
+    ``reactions`` returns ``(qdd, wrenches)``: wrenches[i] (6,) [moment;
+    force] that body i's parent exerts on it, body i's frame about its
+    origin (as ``moving_base_inverse_dynamics``'s joint_wrenches).
     """
+    if reactions and actuator_inertia is not None:
+        raise ValueError('reactions with actuator_inertia are not defined: '
+                         'the rotor splits the drive load')
     links = links or NasserLinks(model)
     model = links.model
     n = links.n
@@ -156,6 +172,12 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
     Ja = [0.0] * n if actuator_inertia is None else list(actuator_inertia)
     Z6 = np.eye(6)
     zero3 = 0.0 * Z_AXIS
+    base_w, base_wd, base_vd = zero3, zero3, zero3
+    if base_velocity is not None:
+        # Only omega_1 enters (beta, sigma* need omegas); v_1 does not.
+        base_w = base_velocity[:3]
+    if base_acceleration is not None:
+        base_wd, base_vd = base_acceleration[:3], base_acceleration[3:]
 
     # Body data in proximal frames, and the velocity pass.
     E, t, r_star, J = [None] * n, [None] * n, [None] * n, [None] * n
@@ -172,7 +194,7 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
             P_child[i] = E[p] @ links.child_position[i] + t[p]
             omega_in[i] = R_child[i].T @ omega[p]
         else:
-            omega_in[i] = zero3
+            omega_in[i] = links.child_rotation[i].T @ base_w
         omega[i] = omega_in[i] + Z_AXIS * qd[i] if links.revolute[i] \
             else omega_in[i]
 
@@ -240,18 +262,34 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
         B_star[p] = B_star[p] + B_star_to_parent                   # 2.3.4
 
     # Outbound pass.
-    gravity = np.asarray(model.gravity, dtype=float)
+    gravity = np.asarray(model.gravity if gravity is None else gravity,
+                         dtype=float)
     accel_in = [None] * n
     qdd = [None] * n
+    wrenches = [None] * n
     for i in range(n):
         p = links.parent[i]
         if p < 0:
-            R0 = links.child_rotation[i]
-            accel_in[i] = np.concatenate((R0.T @ -gravity, zero3))
+            # q_{1,1} of the joint's origin P0 on the base: classical
+            # v_dot + omega_dot x P0 + omega x (omega x P0), with -g.
+            R0, P0 = links.child_rotation[i], links.child_position[i]
+            origin = (base_vd + np.cross(base_wd, P0)
+                      + np.cross(base_w, np.cross(base_w, P0)) - gravity)
+            accel_in[i] = np.concatenate((R0.T @ origin, R0.T @ base_wd))
         F = A_star[i] @ accel_in[i] + B_star[i]
-        qdd[i] = Z[i] @ (G[i] @ F)                                 # 2.1.20
+        U = G[i] @ F
+        qdd[i] = Z[i] @ U                                          # 2.1.20
+        if reactions:
+            # gamma G F, and the drive load in the theta_dd slot; then
+            # from the proximal frame to body i's (E maps body axes to
+            # proximal ones, t is the body origin there).
+            load = U - Z[i] * qdd[i] + Z[i] * tau[i]
+            force, moment = load[:3], load[3:] - np.cross(t[i], load[:3])
+            wrenches[i] = np.concatenate((E[i].T @ moment, E[i].T @ force))
         for c in links.children[i]:
             P6, R6 = shift(P_child[c]), rotation6(R_child[c])
             moved = accel_in[i] + Z[i] * qdd[i] + sigma_star[i][c]
             accel_in[c] = R6.T @ (P6.T @ moved)                   # 2.1.13
+    if reactions:
+        return np.array(qdd), np.array(wrenches)
     return np.array(qdd)
