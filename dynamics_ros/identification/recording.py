@@ -1,0 +1,373 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Recorded joint data in: ROS 2 bags (sqlite3, MCAP), CSV; filtered states.
+
+Bags are read with the PyPI ``rosbags`` library (pure Python: no ROS
+install), which reads both storage formats through one reader.  Positions
+and efforts come from ``sensor_msgs/msg/JointState`` messages, matched by
+joint *name* (a message may list other joints, in any order).
+
+Velocities and accelerations are derived from the positions, not taken
+from the drivers (often differentiated without filtering, or absent): a
+Butterworth low-pass run forward and backward (scipy.signal.filtfilt,
+zero phase), then central differences of the filtered positions, each
+filtered again.  The efforts go through the same filter, so that the
+torques computed from the filtered states and the measured ones see the
+same attenuation near the cut-off ("parallel filtering", Swevers et al.
+1997 sec. 5; Gautier 1997).
+"""
+
+import csv
+import os
+
+import numpy as np
+import scipy.signal
+
+from ..errors import IdentificationError
+
+JOINT_STATE = 'sensor_msgs/msg/JointState'
+DEFAULT_TOPIC = 'joint_states'
+DEFAULT_CUTOFF = 5.0         # Hz: the excitation's harmonics stay below
+FILTER_ORDER = 4
+MINIMUM_SAMPLES = 200
+MINIMUM_DURATION = 2.0       # s
+MOTIONLESS = 1e-3            # rad (or m): a joint moving less never moved
+
+
+class Recording:
+    """
+    Joint data over time, as recorded.
+
+    ``times`` (N,) s, ``positions`` and ``efforts`` (N, nq) in
+    ``joint_names`` order, ``velocities`` (N, nq) or None, and ``source``
+    (where it came from, for messages).
+    """
+
+    def __init__(self, joint_names, times, positions, efforts,
+                 velocities=None, source='data'):
+        """Hold the arrays."""
+        self.joint_names = list(joint_names)
+        self.times = np.asarray(times, dtype=float)
+        self.positions = np.asarray(positions, dtype=float)
+        self.efforts = np.asarray(efforts, dtype=float)
+        self.velocities = None if velocities is None else np.asarray(
+            velocities, dtype=float)
+        self.source = source
+
+    def __len__(self):
+        """Return the number of samples."""
+        return len(self.times)
+
+    def select(self, joint_names):
+        """Return the recording of ``joint_names`` only, in that order."""
+        missing = [j for j in joint_names if j not in self.joint_names]
+        if missing:
+            raise IdentificationError(
+                '%s has no data for joints %s (it has: %s)' % (
+                    self.source, ', '.join(missing),
+                    ', '.join(self.joint_names) or 'none'))
+        index = [self.joint_names.index(j) for j in joint_names]
+        return Recording(joint_names, self.times, self.positions[:, index],
+                         self.efforts[:, index],
+                         None if self.velocities is None
+                         else self.velocities[:, index], self.source)
+
+    def part(self, rows):
+        """Return the samples ``rows`` (a slice or index array)."""
+        return Recording(self.joint_names, self.times[rows],
+                         self.positions[rows], self.efforts[rows],
+                         None if self.velocities is None
+                         else self.velocities[rows], self.source)
+
+
+def message_time(message, timestamp):
+    """Return the header stamp in s, or the bag's receive time if unset."""
+    stamp = message.header.stamp
+    if stamp.sec == 0 and stamp.nanosec == 0:
+        return timestamp * 1e-9
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
+    """
+    Read JointState messages of ``topic`` from a ROS 2 bag (sqlite3, MCAP).
+
+    ``joint_names``: the joints to keep (default: those of the first
+    message).  A message without all of them is skipped (drivers that
+    publish joints in groups are merged by their stamps first); errors
+    name a missing topic, missing joints and missing efforts.
+    """
+    from pathlib import Path
+
+    from rosbags.highlevel import AnyReader
+    from rosbags.typesys import get_typestore, Stores
+
+    source = 'bag %r' % os.path.basename(os.path.normpath(str(path)))
+    if not os.path.exists(path):
+        raise IdentificationError('%s: no such file or folder' % source)
+    wanted = topic if topic.startswith('/') else '/' + topic
+    with AnyReader([Path(path)],
+                   default_typestore=get_typestore(Stores.LATEST)) as reader:
+        connections = [c for c in reader.connections
+                       if c.topic in (topic, wanted)]
+        if not connections:
+            raise IdentificationError(
+                '%s has no topic %r (topics: %s)' % (
+                    source, wanted, ', '.join(sorted(
+                        {c.topic for c in reader.connections})) or 'none'))
+        if any(c.msgtype != JOINT_STATE for c in connections):
+            raise IdentificationError('%s: topic %r is %s, not %s' % (
+                source, wanted, connections[0].msgtype, JOINT_STATE))
+        stamps, by_stamp, seen = [], {}, set()
+        for connection, timestamp, raw in reader.messages(
+                connections=connections):
+            message = reader.deserialize(raw, connection.msgtype)
+            names = list(message.name)
+            seen.update(names)
+            if len(message.position) != len(names):
+                continue
+            effort = message.effort if len(message.effort) == len(names) \
+                else [np.nan] * len(names)
+            t = message_time(message, timestamp)
+            if t not in by_stamp:
+                by_stamp[t] = {}
+                stamps.append(t)
+            for k, name in enumerate(names):
+                by_stamp[t][name] = (message.position[k], effort[k])
+    if not stamps:
+        raise IdentificationError('%s: no %s messages with positions on %r'
+                                  % (source, JOINT_STATE, wanted))
+    if joint_names is None:
+        joint_names = list(by_stamp[stamps[0]])
+    missing = [j for j in joint_names if j not in seen]
+    if missing:
+        raise IdentificationError(
+            '%s: joints %s never appear on %r (it has: %s)' % (
+                source, ', '.join(missing), wanted, ', '.join(sorted(seen))))
+    rows = [(t, by_stamp[t]) for t in sorted(stamps)
+            if all(j in by_stamp[t] for j in joint_names)]
+    times = np.array([t for t, _ in rows])
+    positions = np.array([[joints[j][0] for j in joint_names]
+                          for _, joints in rows])
+    efforts = np.array([[joints[j][1] for j in joint_names]
+                        for _, joints in rows])
+    without = [joint_names[i] for i in range(len(joint_names))
+               if np.all(np.isnan(efforts[:, i]))]
+    if without:
+        raise IdentificationError(
+            '%s: the JointState messages on %r carry no effort for joints '
+            '%s: identification needs the measured joint torques (record '
+            'a driver that publishes effort)' % (source, wanted,
+                                                 ', '.join(without)))
+    keep = ~np.any(np.isnan(efforts), axis=1)
+    return Recording(joint_names, times[keep], positions[keep],
+                     efforts[keep], source=source)
+
+
+def write_bag(recording, path, storage='sqlite3', topic=DEFAULT_TOPIC):
+    """Write ``recording`` as JointState messages to a ROS 2 bag."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import get_typestore, Stores
+
+    plugins = {'sqlite3': StoragePlugin.SQLITE3, 'mcap': StoragePlugin.MCAP}
+    if storage not in plugins:
+        raise ValueError('storage must be sqlite3 or mcap, got %r'
+                         % (storage,))
+    store = get_typestore(Stores.LATEST)
+    JointState = store.types[JOINT_STATE]
+    Header = store.types['std_msgs/msg/Header']
+    Time = store.types['builtin_interfaces/msg/Time']
+    wanted = topic if topic.startswith('/') else '/' + topic
+    with Writer(path, version=9, storage_plugin=plugins[storage]) as writer:
+        connection = writer.add_connection(wanted, JOINT_STATE,
+                                           typestore=store)
+        empty = np.zeros(0)
+        for k, t in enumerate(recording.times):
+            nanoseconds = int(round(t * 1e9))
+            message = JointState(
+                header=Header(stamp=Time(sec=nanoseconds // 10 ** 9,
+                                         nanosec=nanoseconds % 10 ** 9),
+                              frame_id=''),
+                name=list(recording.joint_names),
+                position=np.asarray(recording.positions[k], dtype=float),
+                velocity=empty if recording.velocities is None
+                else np.asarray(recording.velocities[k], dtype=float),
+                effort=np.asarray(recording.efforts[k], dtype=float))
+            writer.write(connection, nanoseconds,
+                         store.serialize_cdr(message, JOINT_STATE))
+
+
+def read_csv(path):
+    """
+    Read a CSV of joint data.
+
+    Columns: ``time``, then ``<joint>.position`` and ``<joint>.effort`` per
+    joint (other columns are ignored).
+    """
+    source = 'CSV %r' % os.path.basename(str(path))
+    with open(path, newline='', encoding='utf-8') as stream:
+        rows = list(csv.reader(stream))
+    if not rows or 'time' not in rows[0]:
+        raise IdentificationError('%s: the first row must name the columns, '
+                                  'among them "time"' % source)
+    header = rows[0]
+    data = np.array([[float(v) for v in row] for row in rows[1:] if row],
+                    dtype=float).reshape(-1, len(header))
+    joints = [h[:-len('.position')] for h in header
+              if h.endswith('.position')]
+    without = [j for j in joints if j + '.effort' not in header]
+    if without:
+        raise IdentificationError('%s has no effort column for joints %s '
+                                  '(expected "<joint>.effort")'
+                                  % (source, ', '.join(without)))
+    column = {name: k for k, name in enumerate(header)}
+    return Recording(
+        joints, data[:, column['time']],
+        data[:, [column[j + '.position'] for j in joints]],
+        data[:, [column[j + '.effort'] for j in joints]], source=source)
+
+
+def write_csv(recording, path):
+    """Write ``recording`` in the layout ``read_csv`` reads."""
+    header = ['time'] + ['%s.%s' % (j, kind) for kind in ('position',
+                                                          'effort')
+                         for j in recording.joint_names]
+    with open(path, 'w', newline='', encoding='utf-8') as stream:
+        writer = csv.writer(stream)
+        writer.writerow(header)
+        for k in range(len(recording)):
+            writer.writerow([repr(float(recording.times[k]))]
+                            + [repr(float(v)) for v in recording.positions[k]]
+                            + [repr(float(v)) for v in recording.efforts[k]])
+
+
+def read_recording(path, joint_names=None, topic=DEFAULT_TOPIC):
+    """Read a bag (folder, .db3 or .mcap) or a .csv file."""
+    if str(path).lower().endswith('.csv'):
+        recording = read_csv(path)
+        return recording if joint_names is None else recording.select(
+            joint_names)
+    return read_bag(path, joint_names, topic)
+
+
+class States:
+    """
+    Filtered samples: t, q, qd, qdd, effort (N, nq) and the rate (Hz).
+
+    ``effort`` is low-pass filtered, ``raw_effort`` as measured (at the same
+    times); ``lowpass`` (b, a) is the filter at this rate, for filtering
+    regressor columns the way the efforts were (parallel filtering).
+    """
+
+    def __init__(self, joint_names, t, q, qd, qdd, effort, raw_effort, rate,
+                 lowpass=None, edge=0):
+        """Hold the arrays."""
+        self.joint_names = joint_names
+        self.t, self.q, self.qd, self.qdd = t, q, qd, qdd
+        self.effort, self.raw_effort, self.rate = effort, raw_effort, rate
+        self.lowpass, self.edge = lowpass, edge
+
+    def part(self, rows):
+        """Return the samples ``rows``."""
+        return States(self.joint_names, self.t[rows], self.q[rows],
+                      self.qd[rows], self.qdd[rows], self.effort[rows],
+                      self.raw_effort[rows], self.rate, self.lowpass,
+                      self.edge)
+
+    def filter(self, x):
+        """Return ``x`` (time along axis 0) through ``lowpass``, zero phase."""
+        return scipy.signal.filtfilt(*self.lowpass, x, axis=0)
+
+
+def check_motion(recording, threshold=MOTIONLESS):
+    """Refuse a recording that is too short or where a joint never moves."""
+    count = len(recording)
+    duration = recording.times[-1] - recording.times[0] if count else 0.0
+    if count < MINIMUM_SAMPLES or duration < MINIMUM_DURATION:
+        raise IdentificationError(
+            '%s is too short: %d samples over %.3g s; identification needs '
+            'at least %d samples and %.3g s (a whole excitation period)' % (
+                recording.source, count, duration, MINIMUM_SAMPLES,
+                MINIMUM_DURATION))
+    span = recording.positions.max(axis=0) - recording.positions.min(axis=0)
+    still = [(recording.joint_names[i], span[i])
+             for i in np.flatnonzero(span < threshold)]
+    if still:
+        raise IdentificationError(
+            '%s: joints never move: %s; their parameters cannot be seen '
+            '(drive every joint, e.g. with `python -m dynamics_ros excite`)'
+            % (recording.source, ', '.join('%s (range %.3g)' % s
+                                           for s in still)))
+
+
+def default_decimation(rate, cutoff):
+    """Return the k that keeps about 20 samples per cut-off period."""
+    return max(int(rate / (20.0 * cutoff)), 1)
+
+
+def filtered_states(recording, cutoff=DEFAULT_CUTOFF, decimate=None):
+    """
+    Return States: positions filtered, velocities, accelerations derived.
+
+    Irregular samples are first interpolated onto a uniform grid at the
+    median rate.  Every signal is filtered at that rate, then every k-th
+    sample kept (``decimate``; default ``default_decimation``), and the
+    filter's start and end transients (three time constants of the
+    cut-off each) are cut off.
+    """
+    check_motion(recording)
+    t = recording.times
+    order = np.argsort(t, kind='stable')
+    t = t[order]
+    step = float(np.median(np.diff(t)))
+    if not step > 0.0:
+        raise IdentificationError('%s: sample times do not increase'
+                                  % recording.source)
+    grid = t[0] + step * np.arange(int(np.floor((t[-1] - t[0]) / step)) + 1)
+    positions = recording.positions[order]
+    efforts = recording.efforts[order]
+    q_raw = np.column_stack([np.interp(grid, t, positions[:, i])
+                             for i in range(positions.shape[1])])
+    e_raw = np.column_stack([np.interp(grid, t, efforts[:, i])
+                             for i in range(efforts.shape[1])])
+    rate = 1.0 / step
+    if not cutoff < 0.5 * rate:
+        raise IdentificationError(
+            '%s: filter cut-off %g Hz must be below half the sample rate '
+            '%.4g Hz' % (recording.source, cutoff, rate))
+    b, a = scipy.signal.butter(FILTER_ORDER, cutoff / (0.5 * rate))
+
+    def smooth(x):
+        return scipy.signal.filtfilt(b, a, x, axis=0)
+
+    q = smooth(q_raw)
+    qd = smooth(np.gradient(q, step, axis=0))
+    qdd = smooth(np.gradient(qd, step, axis=0))
+    effort = smooth(e_raw)
+    k = default_decimation(rate, cutoff) if decimate is None \
+        else max(int(decimate), 1)
+    edge = int(np.ceil(3.0 * rate / cutoff))
+    if len(grid) - 2 * edge < MINIMUM_SAMPLES:
+        raise IdentificationError(
+            '%s is too short: %d samples left after the filter edges of %d '
+            'samples' % (recording.source, max(len(grid) - 2 * edge, 0), edge))
+    keep = slice(edge, len(grid) - edge, k)
+    decimated = rate / k
+    lowpass = scipy.signal.butter(FILTER_ORDER, min(
+        cutoff / (0.5 * decimated), 0.99))
+    return States(recording.joint_names, grid[keep], q[keep], qd[keep],
+                  qdd[keep], effort[keep], e_raw[keep], decimated, lowpass,
+                  int(np.ceil(3.0 * decimated / cutoff)))
