@@ -31,6 +31,8 @@ from .dynamics.influence import congruence, dynamics_coefficients, \
     generalized_dot, influence_coefficients, invert_influence, quadratic, \
     transfer_dynamics, transfer_influence
 from .dynamics.jacobians import link_jacobian
+from .dynamics.jerk import point_jerk, resolved_jerk, \
+    third_order_coefficients
 from .dynamics.kinematics import body_poses, link_pose
 from .dynamics.linearize import linearize, linearize_trajectory
 from .dynamics.moving_base import moving_base_inverse_dynamics, \
@@ -66,6 +68,7 @@ __all__ = [
     'congruence', 'dynamics_coefficients', 'generalized_dot',
     'influence_coefficients', 'invert_influence', 'quadratic',
     'transfer_dynamics', 'transfer_influence',
+    'point_jerk', 'resolved_jerk', 'third_order_coefficients',
     # task space of redundant arms; Freeman's redundant/overconstrained
     'TaskSpace', 'overconstrained_transfer', 'redundant_transfer',
     'task_space', 'weighted_pseudo_inverse',
