@@ -54,6 +54,8 @@ setup(
             'dynamics_ros.nodes.inverse_dynamics_node:main',
             'linearization_node = dynamics_ros.nodes.linearization_node:main',
             'simulator_node = dynamics_ros.nodes.simulator_node:main',
+            'external_torque_node = '
+            'dynamics_ros.nodes.external_torque_node:main',
         ],
     },
 )

@@ -15,7 +15,8 @@
 """
 Dynamics beside a real robot: ``ros2 launch dynamics_ros dynamics.launch.py``.
 
-Starts inverse_dynamics_node and linearization_node only.  The model comes
+Starts inverse_dynamics_node, linearization_node and external_torque_node
+only.  The model comes
 from the driver's robot_state_publisher (the ``robot_description`` topic,
 transient-local) unless ``urdf`` names a file.  Nothing is commanded by
 default: torques go to ``effort_commands``; set ``effort_topic`` to the
@@ -23,7 +24,7 @@ controller's topic (e.g. ``/effort_controller/commands``) to close the loop.
 
 Arguments: ``urdf`` ('' = robot_description topic), ``joint_states_topic``,
 ``effort_topic``, ``mode`` (default gravity), ``use_sim_time``,
-``namespace``, ``linearization`` (true/false).
+``namespace``, ``linearization`` and ``external_torques`` (true/false).
 """
 
 from launch import LaunchDescription
@@ -66,6 +67,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'linearization', default_value='true',
             description='also start linearization_node'),
+        DeclareLaunchArgument(
+            'external_torques', default_value='true',
+            description='also start external_torque_node (external torques, '
+                        'wrench, collision from joint_states efforts)'),
         Node(package='dynamics_ros', executable='inverse_dynamics_node',
              namespace=namespace, output='screen',
              parameters=[config('inverse_dynamics.yaml'), common,
@@ -76,4 +81,11 @@ def generate_launch_description():
              parameters=[config('linearization.yaml'), common],
              remappings=remappings,
              condition=IfCondition(LaunchConfiguration('linearization'))),
+        Node(package='dynamics_ros', executable='external_torque_node',
+             namespace=namespace, output='screen',
+             parameters=[config('external_torque_node.yaml'), common],
+             remappings=[('joint_states',
+                          LaunchConfiguration('joint_states_topic'))],
+             condition=IfCondition(
+                 LaunchConfiguration('external_torques'))),
     ])

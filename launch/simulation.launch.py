@@ -17,7 +17,8 @@ Simulate an arm and control it: ``ros2 launch dynamics_ros simulation.launch.py`
 
 Starts simulator_node (the arm on ros2_control/Gazebo joint topics),
 inverse_dynamics_node (its ``effort_commands`` remapped onto the simulator's
-``effort_controller/commands``), linearization_node, and
+``effort_controller/commands``), linearization_node, external_torque_node
+(push the arm through the simulator's ``~/external_wrench``), and
 robot_state_publisher when it is installed.  Send a reference trajectory to
 ``joint_trajectory`` (trajectory_msgs/JointTrajectory) to make the arm move.
 
@@ -90,5 +91,8 @@ def generate_launch_description():
              namespace=namespace, output='screen',
              parameters=[config('linearization.yaml'), common],
              remappings=[('effort_commands', 'effort_controller/commands')]),
+        Node(package='dynamics_ros', executable='external_torque_node',
+             namespace=namespace, output='screen',
+             parameters=[config('external_torque_node.yaml'), common]),
         OpaqueFunction(function=robot_state_publisher),
     ])

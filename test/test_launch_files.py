@@ -298,7 +298,7 @@ def test_parameter_files_reach_no_other_node(node_interfaces):
     the files are keyed ``/**/<node name>``, not ``/**``.
     """
     owners = config_files_by_node()
-    assert len(owners) == 3
+    assert len(owners) == 4
     names = {e: i['node_name'] for e, i in node_interfaces.items()}
     for file_name, executables in owners.items():
         assert len(executables) == 1, '%s is passed to %s' % (
