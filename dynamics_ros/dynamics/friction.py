@@ -71,3 +71,119 @@ def friction_regressor(qd, smoothing=DEFAULT_SMOOTHING):
     Y[..., joints, 3 * joints + 1] = coulomb_shape(qd, smoothing)
     Y[..., joints, 3 * joints + 2] = 1.0
     return Y
+
+
+class JointFriction:
+    """
+    Friction parameters per joint (``FRICTION_TERMS``) and the smoothing.
+
+    ``viscous``, ``coulomb``, ``offset`` (nq,) in ``joint_names`` order.
+    """
+
+    def __init__(self, joint_names, viscous, coulomb, offset=None,
+                 smoothing=DEFAULT_SMOOTHING):
+        """Hold the values; refuse negative viscous or Coulomb friction."""
+        n = len(joint_names)
+        self.joint_names = list(joint_names)
+        self.viscous = np.broadcast_to(np.asarray(viscous, dtype=float),
+                                       (n,)).copy()
+        self.coulomb = np.broadcast_to(np.asarray(coulomb, dtype=float),
+                                       (n,)).copy()
+        self.offset = np.zeros(n) if offset is None else np.broadcast_to(
+            np.asarray(offset, dtype=float), (n,)).copy()
+        self.smoothing = float(smoothing)
+        for label in ('viscous', 'coulomb', 'offset'):
+            values = getattr(self, label)
+            if not np.all(np.isfinite(values)):
+                raise ValueError('friction: %s values must be finite, got %s'
+                                 % (label, values.tolist()))
+        for label in ('viscous', 'coulomb'):
+            bad = [j for j, v in zip(self.joint_names, getattr(self, label))
+                   if v < 0.0]
+            if bad:
+                # Negative friction would feed energy into the arm.
+                raise ValueError('friction: %s of joints %s must not be '
+                                 'negative' % (label, ', '.join(bad)))
+        if not (np.isfinite(self.smoothing) and self.smoothing > 0.0):
+            raise ValueError('friction: smoothing must be a positive '
+                             'velocity, got %r' % (smoothing,))
+
+    def torque(self, qd, offset=True):
+        """Return the friction torque at ``qd`` (with the offset or not)."""
+        return friction_torque(qd, self.viscous, self.coulomb,
+                               self.offset if offset else 0.0,
+                               self.smoothing)
+
+    def select(self, joint_names):
+        """Return the friction of ``joint_names`` (others: none)."""
+        index = {name: k for k, name in enumerate(self.joint_names)}
+
+        def pick(values):
+            return np.array([values[index[j]] if j in index else 0.0
+                             for j in joint_names])
+        return JointFriction(joint_names, pick(self.viscous),
+                             pick(self.coulomb), pick(self.offset),
+                             self.smoothing)
+
+    def to_dict(self):
+        """Return the YAML layout ``from_dict`` reads."""
+        return {'model': 'tau_f = viscous * qd + coulomb * tanh(qd / '
+                         'smoothing) + offset',
+                'smoothing': self.smoothing,
+                'joints': {j: {'viscous': float(v), 'coulomb': float(c),
+                               'offset': float(o)}
+                           for j, v, c, o in zip(self.joint_names,
+                                                 self.viscous, self.coulomb,
+                                                 self.offset)}}
+
+    @classmethod
+    def from_dict(cls, data, source='friction'):
+        """Read ``{'smoothing': s, 'joints': {name: {term: value}}}``."""
+        if not isinstance(data, dict) or not isinstance(
+                data.get('joints'), dict):
+            raise ValueError('%s: expected a mapping with "joints": {joint: '
+                             '{viscous, coulomb, offset}}' % source)
+        names, values = [], []
+        for name, terms in data['joints'].items():
+            if not isinstance(terms, dict):
+                raise ValueError('%s: joint %r must map terms to numbers'
+                                 % (source, str(name)[:100]))
+            unknown = set(terms) - set(FRICTION_TERMS)
+            if unknown:
+                raise ValueError('%s: joint %r has unknown terms %s (known: '
+                                 '%s)' % (source, str(name)[:100],
+                                          sorted(map(str, unknown))[:5],
+                                          ', '.join(FRICTION_TERMS)))
+            try:
+                values.append([float(terms.get(t, 0.0))
+                               for t in FRICTION_TERMS])
+            except (TypeError, ValueError):
+                raise ValueError('%s: joint %r: friction values must be '
+                                 'numbers' % (source, str(name)[:100]))
+            names.append(str(name))
+        values = np.array(values, dtype=float).reshape(-1, 3)
+        return cls(names, values[:, 0], values[:, 1], values[:, 2],
+                   data.get('smoothing', DEFAULT_SMOOTHING))
+
+
+def read_friction(path):
+    """Read a friction YAML file (``JointFriction.to_dict``'s layout)."""
+    import yaml
+
+    with open(path, encoding='utf-8') as stream:
+        try:
+            data = yaml.safe_load(stream)
+        except yaml.YAMLError as error:
+            raise ValueError('friction file %r is not YAML (%s)' % (
+                str(path)[-200:], str(error).splitlines()[0][:200]))
+    return JointFriction.from_dict(data, 'friction file %r'
+                                   % str(path)[-200:])
+
+
+def write_friction(friction, path):
+    """Write a JointFriction as YAML."""
+    import yaml
+
+    with open(path, 'w', encoding='utf-8') as stream:
+        stream.write('# Joint friction identified by dynamics_ros.\n')
+        yaml.safe_dump(friction.to_dict(), stream, sort_keys=False)

@@ -100,8 +100,9 @@ def identify(model, recording, friction=True, prior_weight=1.0,
 
     ``holdout``: the fraction at the end kept for validation;
     ``decimate``: keep every k-th filtered sample (default: about 20 per
-    cut-off period; neighbours at 1 kHz add rows, not information); ``prior_weight`` 0 fits without the URDF prior.
-    Returns an Identification.
+    cut-off period; neighbours at 1 kHz add rows, not information);
+    ``prior_weight`` 0 fits without the URDF prior.  Returns an
+    Identification.
     """
     say = progress or (lambda text: None)
     if model.__class__.__name__ != 'RobotModel':
