@@ -46,6 +46,8 @@ from dynamics_ros import fast  # noqa: E402
 from dynamics_ros.dynamics.aba import reference_forward_dynamics  # noqa: E402
 from dynamics_ros.dynamics.bias import reference_bias_forces, \
     reference_gravity_torques  # noqa: E402
+from dynamics_ros.dynamics.coriolis import \
+    reference_coriolis_matrix  # noqa: E402
 from dynamics_ros.dynamics.crba import reference_mass_matrix  # noqa: E402
 from dynamics_ros.dynamics.linearize import reference_linearize  # noqa: E402
 from dynamics_ros.dynamics.rnea import \
@@ -56,12 +58,13 @@ import pinocchio as pin  # noqa: E402
 from urdf_factory import serial_chain_urdf  # noqa: E402
 
 FUNCTIONS = ['inverse_dynamics', 'mass_matrix', 'forward_dynamics',
-             'gravity_torques', 'bias_forces', 'linearize']
+             'gravity_torques', 'bias_forces', 'linearize', 'coriolis_matrix']
 PINOCCHIO_NAMES = {
     'inverse_dynamics': 'rnea', 'mass_matrix': 'crba',
     'forward_dynamics': 'aba', 'gravity_torques': 'computeGeneralizedGravity',
     'bias_forces': 'nonLinearEffects',
-    'linearize': 'computeABADerivatives'}
+    'linearize': 'computeABADerivatives',
+    'coriolis_matrix': 'computeCoriolisMatrix'}
 
 
 # CPU time of this process: other jobs sharing the cores stall the process
@@ -132,6 +135,7 @@ class Robot:
             'gravity_torques': lambda: dr.gravity_torques(m, q),
             'bias_forces': lambda: dr.bias_forces(m, q, qd),
             'linearize': lambda: dr.linearize(m, q, qd, tau),
+            'coriolis_matrix': lambda: dr.coriolis_matrix(m, q, qd),
         }[function]
 
     def reference(self, function, k=0):
@@ -147,6 +151,7 @@ class Robot:
             'gravity_torques': lambda: reference_gravity_torques(m, q),
             'bias_forces': lambda: reference_bias_forces(m, q, qd),
             'linearize': lambda: reference_linearize(m, q, qd, tau),
+            'coriolis_matrix': lambda: reference_coriolis_matrix(m, q, qd),
         }.get(function)
 
     def pinocchio(self, function, k=0, count=None):
@@ -164,6 +169,8 @@ class Robot:
                 pm, data, self.pin_q[k], self.pin_qd[k]),
             'linearize': lambda k: pin.computeABADerivatives(
                 pm, data, self.pin_q[k], self.pin_qd[k], self.pin_tau[k]),
+            'coriolis_matrix': lambda k: pin.computeCoriolisMatrix(
+                pm, data, self.pin_q[k], self.pin_qd[k]),
         }[function]
         if count is None:
             return lambda: call(k)
@@ -332,6 +339,10 @@ def goals(results, sizes, growth, cold):
     value = panda['linearize']['fast'] / panda['linearize']['pinocchio']
     checks.append(('Panda linearize <= 2x computeABADerivatives',
                    '%.2fx' % value, value <= 2.0))
+    value = panda['coriolis_matrix']['fast'] / \
+        panda['coriolis_matrix']['pinocchio']
+    checks.append(('Panda coriolis_matrix <= 1.5x computeCoriolisMatrix',
+                   '%.2fx' % value, value <= 1.5))
     largest = max(sizes)
     for robot, rows in results.items():
         for function in FUNCTIONS:

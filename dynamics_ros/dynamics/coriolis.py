@@ -56,18 +56,6 @@ def ancestor_mask(model):
     return mask
 
 
-def coriolis_matrix(model, q, qd, *, out=None):
-    """
-    Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew.
-
-    A batch (q or qd of shape (N, nq)) gives (N, nq, nq), evaluated state
-    by state in numpy (there is no compiled kernel for C).
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
-    """
-    return dispatch(CORIOLIS_MATRIX, model, (q, qd), out=out)
-
-
 def reference_coriolis_matrix(model, q, qd):
     """Coriolis matrix of one state in numpy: the reference path."""
     q = as_vector(model, q, 'q')
@@ -101,5 +89,20 @@ def reference_coriolis_matrix(model, q, qd):
 
 
 CORIOLIS_MATRIX = Operation(
-    reference=reference_coriolis_matrix, kernel=None,
+    reference=reference_coriolis_matrix, kernel='coriolis.coriolis_matrix',
     arguments=('q', 'qd'), results=(MATRIX,))
+
+
+@CORIOLIS_MATRIX.public
+def coriolis_matrix(model, q, qd, *, out=None):
+    """
+    Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew.
+
+    A batch (q or qd of shape (N, nq)) gives (N, nq, nq).  Runs compiled
+    (``dynamics_ros.fast.coriolis``: C = 1/2 dtau/dqd from root-frame
+    subtree sums) when numba is installed, else
+    ``reference_coriolis_matrix``.
+    ``out``: an array to write the result into (and return), float64,
+    C-contiguous and of the result's shape.
+    """
+    return dispatch(CORIOLIS_MATRIX, model, (q, qd), out=out)

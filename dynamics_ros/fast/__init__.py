@@ -16,11 +16,12 @@
 Compiled fast path of the dynamics core (numba), on when numba is installed.
 
 ``inverse_dynamics``, ``mass_matrix``, ``forward_dynamics``,
-``gravity_torques`` and ``bias_forces`` run the kernels of this package's
-modules ``rnea``, ``crba``, ``aba`` and ``bias``, and
-``inverse_dynamics_derivatives``, ``forward_dynamics_derivatives`` and
-``linearize`` those of ``rnea_derivatives``, ``aba_derivatives`` and
-``linearize``: the same quantities as the numpy reference path
+``gravity_torques``, ``bias_forces`` and ``coriolis_matrix`` run the
+kernels of this package's modules ``rnea``, ``crba``, ``aba``, ``bias``
+and ``coriolis``, and ``inverse_dynamics_derivatives``,
+``forward_dynamics_derivatives`` and ``linearize`` those of
+``rnea_derivatives``, ``aba_derivatives`` and ``linearize`` (the
+README.md here lists them all, with their tests): the same quantities as the numpy reference path
 (``reference_*`` in ``dynamics_ros.dynamics``), compiled to machine code
 over a packed copy of the model, for one state or a batch of N states in
 one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
@@ -41,7 +42,7 @@ except Exception:  # noqa: B902 (absent, or broken against this numpy)
 
 AVAILABLE = numba is not None
 ENABLED = AVAILABLE and os.environ.get('DYNAMICS_ROS_FAST', '1') != '0'
-KERNEL_MODULES = ('aba', 'bias', 'crba', 'regressor', 'rnea')
+KERNEL_MODULES = ('aba', 'bias', 'coriolis', 'crba', 'regressor', 'rnea')
 # Kernels of the analytic derivatives and of the linearization.
 DERIVATIVE_MODULES = ('aba_derivatives', 'linearize', 'rnea_derivatives')
 

@@ -23,7 +23,10 @@ compiling for seconds.
 import sys
 import time
 
-from . import AVAILABLE, DERIVATIVE_MODULES
+from . import AVAILABLE, DERIVATIVE_MODULES, KERNEL_MODULES
+
+# Compiled first: the modules whose helpers the others reuse.
+FIRST = ('rnea', 'bias', 'crba', 'aba', 'rnea_derivatives')
 
 
 def main():
@@ -34,9 +37,10 @@ def main():
         return 0
     import importlib
     total = time.perf_counter()
-    # Dependencies first (the derivatives reuse rnea's and aba's helpers);
-    # sim_step is the simulator's compiled integration step.
-    order = ('rnea', 'bias', 'crba', 'aba') + DERIVATIVE_MODULES + (
+    # Then every other kernel module; sim_step is the simulator's compiled
+    # integration step.
+    order = FIRST + tuple(sorted(
+        set(KERNEL_MODULES + DERIVATIVE_MODULES) - set(FIRST))) + (
         'sim_step',)
     for name in order:
         start = time.perf_counter()

@@ -260,12 +260,12 @@ def inertia_pass(table, work, M, bias, columns):
 
 
 @compiled
-def force_sums(table, work):
-    """Inward pass: sum the forces F over subtrees (the rest is summed)."""
+def subtree_sums(table, work, first, end):
+    """Inward pass: add columns first..end - 1 of each body to its parent's."""
     for j in range(table.shape[0] - 2, -1, -1):
         p = int(table[j, PARENT])
         if p >= 0:
-            for c in range(FORCE, FORCE + 6):
+            for c in range(first, end):
                 work[p, c] += work[j, c]
 
 
@@ -280,30 +280,42 @@ def clear(table, matrix):
 
 
 @compiled(inline=True)
+def velocity_terms(work, j):
+    """
+    Return r_j, s_j and G_qd of joint j (module notes).
+
+    r = B^T S = (P + P^T) S - S x* HC and s = IC S give the entries of the
+    columns of j and its ancestors in row j; G_qd = B_j S_j + 2 IC_j Psid_j
+    those of column j in the rows of its strict ancestors k (S_k . G_qd),
+    with B S = (P + P^T) S + S x* HC.
+    """
+    S = load6(work, j, JOINT)
+    s = inertia_times(work, j, COMPOSITE, S)
+    PS = coupling_times(work, j, S)
+    S_momentum = force_cross(S, load6(work, j, MOMENTUM))
+    G_qd = add(add(PS, S_momentum),
+               scale(inertia_times(work, j, COMPOSITE,
+                                   load6(work, j, PSI_DOT)), 2.0))
+    return subtract(PS, S_momentum), s, G_qd
+
+
+@compiled(inline=True)
 def joint_terms(work, j):
     """
     Return r_j, s_j, G_q and G_qd of joint j (module notes).
 
-    r = B^T S = (P + P^T) S - S x* HC and s = IC S give the entries of the
-    columns of j and its ancestors in row j; G_q = S_j x* F_j + B_j Psid_j
-    + IC_j Psidd_j and G_qd = B_j S_j + 2 IC_j Psid_j those of column j in
-    the rows of its strict ancestors k (S_k . G), with B S = (P + P^T) S
-    + S x* HC.
+    ``velocity_terms``, and G_q = S_j x* F_j + B_j Psid_j + IC_j Psidd_j,
+    which gives the entries of column j in the rows of its strict
+    ancestors k of dtau/dq (S_k . G_q).
     """
+    r, s, G_qd = velocity_terms(work, j)
     S = load6(work, j, JOINT)
-    F = load6(work, j, FORCE)
-    momentum = load6(work, j, MOMENTUM)
     psi_dot = load6(work, j, PSI_DOT)
-    psi_ddot = load6(work, j, PSI_DDOT)
-    s = inertia_times(work, j, COMPOSITE, S)
-    PS = coupling_times(work, j, S)
-    S_momentum = force_cross(S, momentum)
-    r = subtract(PS, S_momentum)
-    G_q = add(add(force_cross(S, F), coupling_times(work, j, psi_dot)),
-              add(force_cross(psi_dot, momentum),
-                  inertia_times(work, j, COMPOSITE, psi_ddot)))
-    G_qd = add(add(PS, S_momentum),
-               scale(inertia_times(work, j, COMPOSITE, psi_dot), 2.0))
+    G_q = add(add(force_cross(S, load6(work, j, FORCE)),
+                  coupling_times(work, j, psi_dot)),
+              add(force_cross(psi_dot, load6(work, j, MOMENTUM)),
+                  inertia_times(work, j, COMPOSITE,
+                                load6(work, j, PSI_DDOT))))
     return r, s, G_q, G_qd
 
 
