@@ -42,9 +42,12 @@ in it).  What it must give:
 """
 
 import functools
+import os
+import re
 
 from conftest import assert_close
 import dynamics_ros as dr
+from dynamics_ros.__main__ import main
 from dynamics_ros.estimation.collision import CollisionDetector
 from dynamics_ros.estimation.momentum_observer import MomentumObserver
 from dynamics_ros.estimation.wrench import (damped_least_squares,
@@ -416,3 +419,21 @@ def test_collision_rises_above_a_threshold_and_falls_below_the_band():
     for bad in (-0.1, 1.0, np.nan):
         with pytest.raises(ValueError, match='hysteresis'):
             CollisionDetector(1.0, hysteresis=bad)
+
+
+def test_the_demo_detects_the_push_and_saves_a_png(tmp_path, capsys):
+    status = main(['observer-demo', '--duration', '1.0', '--push-on', '0.4',
+                   '--push-off', '0.8', '--output-dir', str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    path = os.path.join(str(tmp_path), 'observer_demo.png')
+    assert 'plot saved to %s' % path in out
+    with open(path, 'rb') as stream:
+        assert stream.read(8) == b'\x89PNG\r\n\x1a\n'
+    # The flag rises within 3/K of the push and falls after it ends.
+    found = re.search(r'rises after ([0-9.]+) s, falls after ([0-9.]+) s',
+                      out)
+    assert found, out
+    rise, fall = float(found.group(1)), float(found.group(2))
+    assert 0.0 <= rise <= 3.0 / 50.0 and 0.0 <= fall <= 3.0 / 50.0
+    assert 'reached a position limit' not in out
