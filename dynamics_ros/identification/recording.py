@@ -62,7 +62,8 @@ class Recording:
         self.joint_names = list(joint_names)
         self.times = np.asarray(times, dtype=float)
         self.positions = np.asarray(positions, dtype=float)
-        self.efforts = np.asarray(efforts, dtype=float)
+        self.efforts = None if efforts is None else np.asarray(
+            efforts, dtype=float)
         self.velocities = None if velocities is None else np.asarray(
             velocities, dtype=float)
         self.source = source
@@ -178,7 +179,12 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
 
 
 def write_bag(recording, path, storage='sqlite3', topic=DEFAULT_TOPIC):
-    """Write ``recording`` as JointState messages to a ROS 2 bag."""
+    """
+    Write ``recording`` as JointState messages to a ROS 2 bag.
+
+    ``storage``: 'sqlite3' or 'mcap'.  Efforts of None are written as
+    empty arrays (as drivers without torque sensing publish them).
+    """
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import get_typestore, Stores
 
@@ -202,10 +208,11 @@ def write_bag(recording, path, storage='sqlite3', topic=DEFAULT_TOPIC):
                                          nanosec=nanoseconds % 10 ** 9),
                               frame_id=''),
                 name=list(recording.joint_names),
-                position=np.asarray(recording.positions[k], dtype=float),
+                position=np.ascontiguousarray(recording.positions[k], dtype=float),
                 velocity=empty if recording.velocities is None
-                else np.asarray(recording.velocities[k], dtype=float),
-                effort=np.asarray(recording.efforts[k], dtype=float))
+                else np.ascontiguousarray(recording.velocities[k], dtype=float),
+                effort=empty if recording.efforts is None
+                else np.ascontiguousarray(recording.efforts[k], dtype=float))
             writer.write(connection, nanoseconds,
                          store.serialize_cdr(message, JOINT_STATE))
 
