@@ -24,6 +24,8 @@ from . import fast
 from .control.computed_torque import computed_torque
 from .dynamics.aba import forward_dynamics
 from .dynamics.aba_derivatives import forward_dynamics_derivatives
+from .dynamics.actuated import actuated_state_derivative, \
+    linearize_actuated, nominal_voltage
 from .dynamics.bias import bias_forces, gravity_torques
 from .dynamics.coriolis import coriolis_matrix
 from .dynamics.crba import mass_matrix
@@ -46,6 +48,7 @@ from .dynamics.task_space import overconstrained_transfer, \
 from .errors import ModelError, ModelWarning
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
+from .model.actuators import DCMotors, load_actuators
 from .model.dh import dh_table, DHTable, from_dh
 from .model.mimic_model import MimicModel
 from .model.payload import add_payload
@@ -74,6 +77,9 @@ __all__ = [
     'task_space', 'weighted_pseudo_inverse',
     # an arm on a base with prescribed motion; reaction loads (Nasser)
     'MovingBaseDynamics', 'moving_base_inverse_dynamics',
+    # geared DC motors at the joints, voltage in (Freeman 2-228..2-252)
+    'DCMotors', 'actuated_state_derivative', 'linearize_actuated',
+    'load_actuators', 'nominal_voltage',
     # system identification: tau = Y(q, qd, qdd) pi
     'inertial_parameters', 'joint_torque_regressor',
     # DH tables and URDF writing
