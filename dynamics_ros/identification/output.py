@@ -67,7 +67,9 @@ def inertial_text(parameters, indent):
     inner = indent + '  '
 
     def number(value):
-        return '%.10g' % (float(value) + 0.0)
+        # repr-exact: the origin inertia is recomputed from c and I_c on
+        # loading, which cancels digits where I_c << m |c|^2.
+        return '%.17g' % (float(value) + 0.0)
     return (
         '<inertial>\n%s<origin xyz="%s" rpy="0 0 0"/>\n%s<mass value="%s"/>'
         '\n%s<inertia ixx="%s" ixy="%s" ixz="%s" iyy="%s" iyz="%s" '
