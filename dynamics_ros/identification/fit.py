@@ -201,7 +201,7 @@ def compress(W, tau):
 
 
 def consistent_fit(W, tau, bodies, prior, sigma=None, prior_weight=1.0,
-                   friction_columns=None, max_evaluations=500,
+                   friction_columns=None, max_evaluations=150,
                    progress=None):
     """
     Physically consistent parameters: log-Cholesky least squares.
@@ -284,8 +284,8 @@ def consistent_fit(W, tau, bodies, prior, sigma=None, prior_weight=1.0,
     x0 = np.maximum(x0, lower)
     result = scipy.optimize.least_squares(
         counted, x0, jac=jacobian, bounds=(lower, np.inf), method='trf',
-        x_scale='jac', max_nfev=max_evaluations, xtol=1e-12, ftol=1e-12,
-        gtol=1e-10, tr_solver='lsmr')
+        x_scale='jac', max_nfev=max_evaluations, xtol=1e-10, ftol=1e-10,
+        gtol=1e-8, tr_solver='lsmr')
     return standard(result.x), {'status': result.status,
                                 'message': result.message,
                                 'evaluations': result.nfev,
