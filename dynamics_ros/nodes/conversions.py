@@ -332,31 +332,88 @@ def mimic_note(mimic):
         names_text(sorted(mimic)))
 
 
-def point_field(points, field, size, index, names, optional):
+class TrajectoryArrays(NamedTuple):
     """
-    Return one field of every point as a (k, n) array in ``index`` order.
+    The fields of a JointTrajectory as arrays, one row per point.
 
-    Returns (array, has) with ``has`` the (k,) points that carry the field
-    (an optional field may be empty; its rows are zeros); BadInput for a
-    wrong length or a non-finite value.
-    One pass: the values are joined into one buffer, not read per point.
+    ``fields[name]`` is (values (k, m), has (k,)): the points that carry
+    that field (the others' rows are zeros), or None when no point does.
+    Read from a message (``message_trajectory``) or from its serialized
+    bytes (``trajectory_cdr.read_trajectory``).
     """
-    columns = [getattr(point, field) for point in points]
-    lengths = np.fromiter(map(len, columns), dtype=int, count=len(columns))
-    has = lengths != 0 if optional else np.ones(len(columns), dtype=bool)
-    wrong = np.flatnonzero(has & (lengths != size))
-    if wrong.size:
-        k = int(wrong[0])
-        raise BadInput('JointTrajectory point %d %s has %d values for %d '
-                       'names' % (k, field, lengths[k], size))
-    values = np.zeros((len(columns), size))
-    if np.any(has):
+
+    stamp: tuple       # header.stamp as (sec, nanosec)
+    joint_names: list
+    times: np.ndarray  # time_from_start of each point, s
+    fields: dict
+
+
+FIELDS = ('positions', 'velocities', 'accelerations', 'effort')
+
+
+def message_trajectory(msg):
+    """
+    Return the TrajectoryArrays of a JointTrajectory message.
+
+    One pass per field: the values are joined into one buffer, not read
+    per point.  A point whose field has another length than the joint
+    names is BadInput.
+    """
+    points = msg.points
+    stamps = np.array([(p.time_from_start.sec, p.time_from_start.nanosec)
+                       for p in points], dtype=float).reshape(-1, 2)
+    fields = {}
+    for field in FIELDS:
+        columns = [getattr(point, field) for point in points]
+        lengths = np.fromiter(map(len, columns), dtype=int,
+                              count=len(columns))
+        has = lengths != 0
+        if not np.any(has):
+            fields[field] = None
+            continue
+        size = len(msg.joint_names)
+        wrong = np.flatnonzero(has & (lengths != size))
+        if wrong.size:
+            k = int(wrong[0])
+            raise BadInput('JointTrajectory point %d %s has %d values for %d '
+                           'names' % (k, field, lengths[k], size))
         given = [columns[k] for k in np.flatnonzero(has)]
         try:
             data = np.frombuffer(b''.join(given), dtype=float)
         except TypeError:  # plain lists (a message built in Python)
             data = np.array(given, dtype=float).ravel()
+        values = np.zeros((len(columns), size))
         values[has] = data.reshape(-1, size)
+        fields[field] = (values, has)
+    stamp = msg.header.stamp
+    return TrajectoryArrays((stamp.sec, stamp.nanosec), list(msg.joint_names),
+                            stamps[:, 0] + 1e-9 * stamps[:, 1], fields)
+
+
+def point_field(arrays, field, index, names, optional):
+    """
+    Return one field of every point as (values (k, n) in ``index`` order, has).
+
+    An optional field may be missing from some or all points (their rows
+    are zeros); BadInput for a required field a point lacks, a length other
+    than the names', or a non-finite value.
+    """
+    k, size = arrays.times.size, len(names)
+    given = arrays.fields.get(field)
+    if given is None:
+        if optional:
+            return np.zeros((k, len(index))), np.zeros(k, dtype=bool)
+        raise BadInput('JointTrajectory point 0 %s has 0 values for %d '
+                       'names' % (field, size))
+    values, has = given
+    if values.shape[1] != size:
+        k = int(np.argmax(has))
+        raise BadInput('JointTrajectory point %d %s has %d values for %d '
+                       'names' % (k, field, values.shape[1], size))
+    if not optional and not np.all(has):
+        k = int(np.argmin(has))
+        raise BadInput('JointTrajectory point %d %s has 0 values for %d '
+                       'names' % (k, field, size))
     values = values[:, index]
     finite = np.isfinite(values)
     if not np.all(finite):
@@ -371,12 +428,13 @@ def trajectory_arrays(msg, joint_names, start_time):
     """
     Return a control.trajectory.Trajectory of ``msg`` (else BadInput).
 
-    Every joint of ``joint_names`` must be named, no other joint may be
-    (a partial or foreign trajectory is refused), there must be at least one
-    point, times from start must be strictly increasing and every point must
-    have positions.  Starts at ``header.stamp``, or at ``start_time``
-    (absolute seconds) when the stamp is zero.  Converted in one pass with
-    numpy: a 10,000-point trajectory costs milliseconds.
+    ``msg``: a JointTrajectory, or its TrajectoryArrays.  Every joint of
+    ``joint_names`` must be named, no other joint may be (a partial or
+    foreign trajectory is refused), there must be at least one point, times
+    from start must be strictly increasing and every point must have
+    positions.  Starts at ``header.stamp``, or at ``start_time`` (absolute
+    seconds) when the stamp is zero.  Converted with numpy: a 10,000-point
+    trajectory costs milliseconds.
     """
     names = list(msg.joint_names)
     index = name_index(names, joint_names, 'JointTrajectory')
@@ -385,12 +443,11 @@ def trajectory_arrays(msg, joint_names, start_time):
         raise BadInput('JointTrajectory names joints %s that are not '
                        'controlled (joints: %s)' % (
                            names_text(unknown), names_text(joint_names)))
-    points = msg.points
-    if len(points) == 0:
+    arrays = msg if isinstance(msg, TrajectoryArrays) else \
+        message_trajectory(msg)
+    times = arrays.times
+    if times.size == 0:
         raise BadInput('JointTrajectory has no points')
-    stamps = np.array([(p.time_from_start.sec, p.time_from_start.nanosec)
-                       for p in points], dtype=float).reshape(-1, 2)
-    times = stamps[:, 0] + 1e-9 * stamps[:, 1]
     steps = np.diff(times)
     if times[0] < 0.0 or np.any(steps <= 0.0):
         k = 0 if times[0] < 0.0 else int(np.flatnonzero(steps <= 0.0)[0]) + 1
@@ -398,20 +455,19 @@ def trajectory_arrays(msg, joint_names, start_time):
                        'strictly increasing, point %d is at %r s%s' % (
                            k, float(times[k]),
                            ' after %r s' % float(times[k - 1]) if k else ''))
-    fields = []
-    for field, optional in (('positions', False), ('velocities', True),
-                            ('accelerations', True)):
-        values = point_field(points, field, len(names), index, names,
-                             optional)
-        fields.append(values)
     (positions, _), (velocities, has_velocity), \
-        (accelerations, has_acceleration) = fields
+        (accelerations, has_acceleration) = (
+            point_field(arrays, field, index, names, optional)
+            for field, optional in (('positions', False),
+                                    ('velocities', True),
+                                    ('accelerations', True)))
+    sec, nanosec = arrays.stamp
     return Trajectory(
         times=times, positions=positions, velocities=velocities,
         accelerations=accelerations, has_velocity=has_velocity,
         has_acceleration=has_acceleration,
-        start_time=(start_time if is_zero_time(msg.header.stamp)
-                    else to_seconds(msg.header.stamp)))
+        start_time=(start_time if sec == 0 and nanosec == 0
+                    else sec + 1e-9 * nanosec))
 
 
 class ThrottledWarnings:
