@@ -62,9 +62,8 @@ def test_the_newest_of_a_flood_of_long_trajectories_is_followed():
                    + np.clip(model.upper_limit, -2.0, 2.0))
     # Each trajectory ends elsewhere: only the last one's goal is reached
     # if the newest wins.
-    goals = [start + SPACING * (k + 1) * np.where(np.arange(model.nq) % 2,
-                                               1.0, -1.0)
-             for k in range(SENT)]
+    signs = np.where(np.arange(model.nq) % 2, 1.0, -1.0)
+    goals = [start + SPACING * (k + 1) * signs for k in range(SENT)]
     messages = [long_trajectory(names, start, goal) for goal in goals]
     node = NodeProcess('simulator_node', domain_id, {
         'robot_description': xml, 'initial_positions': start.tolist(),
