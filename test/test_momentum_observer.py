@@ -437,3 +437,47 @@ def test_the_demo_detects_the_push_and_saves_a_png(tmp_path, capsys):
     rise, fall = float(found.group(1)), float(found.group(2))
     assert 0.0 <= rise <= 3.0 / 50.0 and 0.0 <= fall <= 3.0 / 50.0
     assert 'reached a position limit' not in out
+
+
+def test_the_simulator_pushes_a_link_and_reports_the_actuator_effort():
+    model, tool, link, q0 = arm('panda')
+    effort = dr.gravity_torques(model, q0) + 0.5
+    pushed = dr.Simulator(model, dt=DT, q0=q0)
+    pushed.set_external_wrench(link, WRENCH)
+    held = dr.Simulator(model, dt=DT, q0=q0)
+    for _ in range(200):
+        push = tool.torques(held.q, WRENCH)   # Pinocchio's J^T w, held
+        held.step(lambda t, q, qd, extra=push: effort + extra)
+        pushed.step(effort)
+        # joint_states effort: the actuators', not the push.
+        assert np.array_equal(pushed.applied_effort, effort)
+    assert_close(pushed.q, held.q, rtol=1e-9, what='positions')
+    assert_close(pushed.qd, held.qd, rtol=1e-9, what='velocities')
+    assert np.max(np.abs(pushed.q - q0)) > 1e-3   # it did move
+    # A zero wrench is no push: the compiled step again.
+    pushed.set_external_wrench(link, np.zeros(6))
+    assert pushed.external_wrench is None
+    with pytest.raises(ValueError, match='not in model'):
+        pushed.set_external_wrench('no_link', WRENCH)
+    with pytest.raises(ValueError, match='6 finite values'):
+        pushed.set_external_wrench(link, [0.0, 0.0, np.nan, 0.0, 0.0, 0.0])
+
+
+def test_the_simulated_push_on_a_gripper_arm_is_estimated():
+    model, tool, link, q0 = arm('panda_hand')
+    simulator = dr.Simulator(model, dt=DT, q0=q0)
+    observer = MomentumObserver(model, GAIN)
+    simulator.set_external_wrench(link, WRENCH)
+    zero = np.zeros(model.nq)
+    for _ in range(1000):   # 50 time constants, the arm settled
+        # A 1 kHz controller holding the pose: its effort held over a step,
+        # and reported with the state it was computed from.
+        effort = dr.computed_torque(model, simulator.q, simulator.qd, q0,
+                                    zero, zero, 100.0, 20.0)
+        observer.update(simulator.t, simulator.q, simulator.qd, effort)
+        simulator.step(effort)
+    # Held efforts read as samples put the trapezoid half a step off (an
+    # error of dt / 2 times the effort's rate) while the arm moves; it has
+    # settled under the push by now.
+    assert_close(observer.torques, tool.torques(simulator.q, WRENCH),
+                 rtol=1e-3, what='push on the hand')

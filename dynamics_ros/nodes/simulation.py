@@ -18,9 +18,10 @@ What simulator_node runs, and the inputs its loop applies between steps.
 ``Simulation`` is one simulated model with its commands and how its
 ``joint_states`` are laid out; a new model or a parameter set builds a new
 one.  Message callbacks never touch it: they queue an input item
-(``Command``, ``FollowTrajectory``, ``NewSimulation``, ``Rebuilt``,
-``Reset``) and the simulation thread applies each between two steps
-(``item.apply(node)``), so a step never sees half an update.
+(``Command``, ``FollowTrajectory``, ``ExternalWrench``,
+``NewSimulation``, ``Rebuilt``, ``Reset``) and the simulation thread
+applies each between two steps (``item.apply(node)``), so a step never
+sees half an update.
 """
 
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ class Simulation:
         after.z, after.zd = before.z.copy(), before.zd.copy()
         after.start_time, after.steps = before.t, 0
         after.applied_effort = before.applied_effort.copy()
+        after.external_wrench = before.external_wrench
         self.commands.mode = old.commands.mode
         self.commands.target = old.commands.target
         self.commands.followed = old.commands.followed
@@ -142,6 +144,21 @@ class FollowTrajectory:
 
 
 @dataclass(frozen=True, slots=True)
+class ExternalWrench:
+    """A push on a link (``~/external_wrench``): [moment; force] there."""
+
+    link: str
+    wrench: np.ndarray
+    model: object    # the model it was read for
+
+    def apply(self, node):
+        """Push from the next step on (zero: no push), if its model runs."""
+        simulation = node.simulation
+        if simulation.model is self.model:
+            simulation.simulator.set_external_wrench(self.link, self.wrench)
+
+
+@dataclass(frozen=True, slots=True)
 class NewSimulation:
     """The simulation of a new model: it replaces the running one."""
 
@@ -167,12 +184,13 @@ class Rebuilt:
 
 @dataclass(frozen=True, slots=True)
 class Reset:
-    """~/reset: back to the initial state; ``done`` is set when applied."""
+    """~/reset: initial state, no push; ``done`` is set when applied."""
 
     done: threading.Event
 
     def apply(self, node):
         """Reset the simulator and the commands; simulated time runs on."""
         node.simulation.simulator.reset(keep_time=True)
+        node.simulation.simulator.set_external_wrench(None)
         node.simulation.commands.reset()
         self.done.set()

@@ -46,7 +46,16 @@ with a throttled warning and the previous command kept):
 
 The last command received decides the mode; until one arrives the joints
 get zero effort.  Service ``~/reset`` (std_srvs/Trigger): back to the initial
-state and zero effort; simulated time runs on (no jump back of /clock).
+state, zero effort and no push; simulated time runs on (no jump back of
+/clock).
+
+A push: ``~/external_wrench`` (geometry_msgs/WrenchStamped) applies the
+wrench to the link named in ``header.frame_id``, expressed in that link's
+frame and about its origin (the ROS convention), as joint torques J^T w
+added to the actuators' each step, held until the next message (all zero:
+no push).  ``joint_states`` effort stays the actuators' torque, as a
+driver's does, so external_torque_node can find the push.  An unknown
+link or a non-finite value is dropped with a throttled warning.
 
 Parameters: ``rate`` (integration Hz, 1000), ``integrator`` (rk4 |
 semi_implicit_euler | adaptive), ``real_time_factor`` (1.0 paces to the wall
@@ -118,6 +127,7 @@ import time
 import traceback
 import warnings
 
+from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
@@ -131,15 +141,16 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (BadInput, joint_state_message, message_vector,
-                          name_index, pick, refuse_mimic_joints,
+                          name_index, names_text, pick, refuse_mimic_joints,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS
 from .serialized_message import (doubles, serialized_clock,
                                  serialized_joint_state)
-from .simulation import (Command, FollowTrajectory, NewSimulation,
-                         published_joints, Rebuilt, Reset, Simulation)
+from .simulation import (Command, ExternalWrench, FollowTrajectory,
+                         NewSimulation, published_joints, Rebuilt, Reset,
+                         Simulation)
 from ..flexible.config import load_flexible, read_config
 from ..model.payload import payload_body
 from ..sim.controllers import default_gains, JointCommands, PidGains
@@ -152,6 +163,7 @@ COMMAND_TOPICS = {
     'velocity': 'velocity_controller/commands',
 }
 TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+WRENCH_TOPIC = '~/external_wrench'
 PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
 GAIN_PARAMETERS = tuple('%s_%s' % (prefix, term) for prefix in ('pos', 'vel')
                         for term in PID_TERMS)
@@ -312,6 +324,9 @@ class SimulatorNode(Node):
         self.trajectory_data = None
         self.create_subscription(JointTrajectory, TRAJECTORY_TOPIC,
                                  self.on_trajectory, COMMAND_QOS, raw=True)
+        self.create_subscription(
+            WrenchStamped, WRENCH_TOPIC, self.warnings.dropping(
+                WRENCH_TOPIC, self.on_external_wrench), COMMAND_QOS)
         self.create_service(Trigger, '~/reset', self.on_reset)
         self.source = ModelSource(self, self.on_model)
         if self.model_error is not None and self.simulation is None:
@@ -596,6 +611,26 @@ class SimulatorNode(Node):
         values = message_vector(msg, len(self.joint_names),
                                 '%s command' % mode, self.mimic)
         self.pending.append(Command(mode, values))
+
+    def on_external_wrench(self, msg):
+        """Queue a push on the link of ``header.frame_id`` (else BadInput)."""
+        simulation = self.simulation
+        if simulation is None:
+            raise BadInput(NO_MODEL)
+        model = simulation.simulator.model
+        link = msg.header.frame_id
+        if link not in model.frames:
+            raise BadInput('WrenchStamped frame_id %s is not a link of model '
+                           '%s (links: %s)' % (quote(link), quote(model.name),
+                                               names_text(sorted(
+                                                   model.frames))))
+        torque, force = msg.wrench.torque, msg.wrench.force
+        wrench = np.array([torque.x, torque.y, torque.z, force.x, force.y,
+                           force.z])
+        if not np.all(np.isfinite(wrench)):
+            raise BadInput('WrenchStamped has non-finite values (%s)' %
+                           quote(wrench))
+        self.pending.append(ExternalWrench(link, wrench, simulation.model))
 
     def on_trajectory(self, data):
         """

@@ -62,6 +62,15 @@ stiffest term left explicit (any model, not only flexible ones).
 Velocity limits (URDF ``<limit velocity>``) are not enforced, as in Gazebo's
 effort interface.
 
+External wrench (``set_external_wrench(link, wrench)``): a wrench
+[moment; force] on a link, expressed in the link's frame about its
+origin (the ROS convention of a WrenchStamped's frame_id), adds the joint
+torques J^T w to the actuators' over each step, J the link's Jacobian at
+the start of the step (held over it, as a held effort is).  It is not
+part of ``applied_effort``: that stays the actuators' torque, as a
+driver's joint_states effort is.  A step with a wrench takes the Python
+path; without one the compiled step is unchanged.
+
 With an effort held over the step (an array, or None) on a RobotModel with
 ``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run compiled in one call
 while the compiled path is on (compiled_step.py, dynamics_ros.fast.sim_step:
@@ -98,6 +107,7 @@ from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
 from .. import fast
 from ..dynamics.aba import forward_dynamics
 from ..dynamics.crba import mass_matrix
+from ..dynamics.jacobians import link_jacobian
 from ..errors import ModelWarning
 from ..flexible.model import FlexibleModel
 
@@ -253,6 +263,7 @@ class Simulator:
         self._split_damping()
         self.compiled = compiled_step(self)
         self.no_effort = np.zeros(model.nq)
+        self.external_wrench = None   # (link, [moment; force]) or None
         self.start_time = float(start_time)
         self.steps = 0
         self.reset(keep_time=True)
@@ -571,8 +582,11 @@ class Simulator:
         """
         if self.model.damping is not self.damping_source:
             self._split_damping()   # the model's damping was assigned
-        if self.compiled is not None and not callable(effort) and \
-                fast.ENABLED and self._compiled_step(effort, damping):
+        push = None if self.external_wrench is None else \
+            self.external_torques()
+        if push is None and self.compiled is not None and \
+                not callable(effort) and fast.ENABLED and \
+                self._compiled_step(effort, damping):
             return
         if damping is not None:
             damping = self._controller_damping(damping)
@@ -583,11 +597,39 @@ class Simulator:
 
         # Controllers see the joints only.
         def acceleration(time, z, zd):
-            return self.acceleration(z, zd, source(time, z[:n], zd[:n]))
+            effort = source(time, z[:n], zd[:n])
+            if push is not None:
+                effort = effort + push
+            return self.acceleration(z, zd, effort)
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
         z, zd = self._constrain(self.z, self.zd, z, zd, damping)
         self._finish(t, z, zd)
+
+    def set_external_wrench(self, link=None, wrench=None):
+        """
+        Push ``link`` with ``wrench`` [moment; force] from the next step on.
+
+        In the link's frame, about its origin (module docstring); held until
+        changed.  ``link`` None (or a zero wrench) removes the push.
+        """
+        if link is None:
+            self.external_wrench = None
+            return
+        if link not in self.model.frames:
+            raise ValueError('link %r is not in model %r (links: %s)' % (
+                link, self.model.name, ', '.join(sorted(self.model.frames))))
+        wrench = np.array(wrench, dtype=float).reshape(-1)
+        if wrench.size != 6 or not np.all(np.isfinite(wrench)):
+            raise ValueError('wrench must be 6 finite values [moment; '
+                             'force], got %s' % (wrench,))
+        self.external_wrench = None if not np.any(wrench) else (link, wrench)
+
+    def external_torques(self):
+        """Return J^T w of the external wrench at the current positions."""
+        link, wrench = self.external_wrench
+        return link_jacobian(self.model, self.q, link, frame='local').T \
+            @ wrench
 
     def _controller_damping(self, damping):
         """Return (gains, reference) of a controller damper as arrays."""
