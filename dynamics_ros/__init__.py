@@ -46,6 +46,9 @@ from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .dynamics.task_space import overconstrained_transfer, \
     redundant_transfer, task_space, TaskSpace, weighted_pseudo_inverse
 from .errors import ModelError, ModelWarning
+from .estimation.collision import CollisionDetector
+from .estimation.momentum_observer import MomentumObserver, observe
+from .estimation.wrench import external_wrench
 from .flexible import FlexibleLink, FlexibleModel, load_flexible, \
     RigidPart
 from .model.actuators import DCMotors, load_actuators
@@ -82,6 +85,8 @@ __all__ = [
     'load_actuators', 'nominal_voltage',
     # system identification: tau = Y(q, qd, qdd) pi
     'inertial_parameters', 'joint_torque_regressor',
+    # external torques, wrench and collision from joint states
+    'CollisionDetector', 'MomentumObserver', 'external_wrench', 'observe',
     # DH tables and URDF writing
     'DHTable', 'dh_table', 'from_dh', 'to_urdf',
     # flexible links (Mackay 1988)
