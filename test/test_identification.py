@@ -293,3 +293,36 @@ def test_friction_yaml_round_trip_and_errors(tmp_path):
                                          'negative'):
         JointFriction(['a', 'b'], [0, 0], [0.1, -1.0])
     assert_close(back.select(['b', 'c']).viscous, [0.2, 0.0], 0, 'select')
+
+
+def test_command_line_identify_and_excite(panda, tmp_path, capsys):
+    """``identify`` writes URDF, friction and report; ``excite`` a plan."""
+    from dynamics_ros.__main__ import main
+    import yaml
+    from dynamics_ros.identification.excitation import TrajectoryPlan
+
+    urdf = tmp_path / 'panda.urdf'
+    urdf.write_text(example_arm_xml('panda'), encoding='utf-8')
+    bag = str(tmp_path / 'arm')
+    write_bag(moving_recording(panda, seconds=8.0), bag, storage='mcap')
+    out = str(tmp_path / 'identified.urdf')
+    assert main(['identify', bag, '--urdf', str(urdf), '--out', out]) == 0
+    printed = capsys.readouterr().out
+    assert 'held-out torque RMS' in printed and 'base parameters' in printed
+    assert dr.load_urdf(out).joint_names == panda.joint_names
+    assert read_friction(str(tmp_path / 'identified_friction.yaml'))
+    assert (tmp_path / 'identified_report' / 'report.md').exists()
+    # A bad recording: exit code 2 and the reason, no traceback.
+    short = str(tmp_path / 'short')
+    write_bag(moving_recording(panda, seconds=0.5), short)
+    assert main(['identify', short, '--urdf', str(urdf), '--out', out]) == 2
+    assert 'too short' in capsys.readouterr().err
+    plan_path = str(tmp_path / 'excitation.yaml')
+    assert main(['excite', str(urdf), '--out', plan_path, '--iterations',
+                 '2', '--restarts', '1', '--periods', '1', '--rate',
+                 '20']) == 0
+    with open(plan_path, encoding='utf-8') as stream:
+        plan = TrajectoryPlan.from_dict(yaml.safe_load(stream))
+    assert plan.joint_names == panda.joint_names
+    assert plan.positions.shape == (201, 7)
+    assert np.all(plan.positions <= panda.upper_limit)

@@ -277,7 +277,7 @@ def consistent_fit(W, tau, bodies, prior, sigma=None, prior_weight=1.0,
 
     def counted(x):
         calls[0] += 1
-        if progress is not None and calls[0] % 10 == 0:
+        if progress is not None and calls[0] % 25 == 0:
             progress('consistent fit: %d evaluations' % calls[0])
         return residual(x)
 

@@ -1,0 +1,166 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``excite``: an identification trajectory for a URDF, written or sent.
+
+``python -m dynamics_ros excite ROBOT.urdf [--out excitation.yaml]
+[--send]``: optimizes a finite Fourier-series trajectory (Swevers et al.
+1997) within the joint limits for the condition number of the base
+regressor, writes it as YAML (joint names, times, positions, velocities,
+accelerations) and with ``--send`` publishes it as a
+trajectory_msgs/JointTrajectory on
+``joint_trajectory_controller/joint_trajectory`` (what
+joint_trajectory_controller and ``simulator_node`` follow).  Record
+``joint_states`` meanwhile (``ros2 bag record /joint_states``) and pass
+the bag to ``identify``.
+"""
+
+import sys
+import time
+
+from ..errors import ModelError
+from ..model.urdf import load_urdf
+
+TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+
+
+def send(plan, topic, timeout):
+    """Publish ``plan`` as one JointTrajectory once a subscriber listens."""
+    import rclpy
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from builtin_interfaces.msg import Duration
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    rclpy.init()
+    try:
+        node = rclpy.create_node('excite')
+        publisher = node.create_publisher(JointTrajectory, topic, QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        message = JointTrajectory()
+        message.joint_names = list(plan.joint_names)
+        for k, t in enumerate(plan.times):
+            point = JointTrajectoryPoint()
+            point.positions = plan.positions[k].tolist()
+            point.velocities = plan.velocities[k].tolist()
+            point.accelerations = plan.accelerations[k].tolist()
+            nanoseconds = int(round(float(t) * 1e9))
+            point.time_from_start = Duration(
+                sec=nanoseconds // 10 ** 9, nanosec=nanoseconds % 10 ** 9)
+            message.points.append(point)
+        deadline = time.monotonic() + timeout
+        while publisher.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                return False
+            rclpy.spin_once(node, timeout_sec=0.1)
+        publisher.publish(message)
+        # Let the reliable transport deliver it before the node goes.
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.1)
+        node.destroy_node()
+        return True
+    finally:
+        rclpy.shutdown()
+
+
+def run(args):
+    """Optimize the excitation, write it, send it if asked."""
+    import numpy as np
+    import yaml
+
+    from ..identification.excitation import limits, optimize_excitation, \
+        trajectory_plan
+
+    start = time.monotonic()
+
+    def progress(text):
+        print('[%6.1f s] %s' % (time.monotonic() - start, text), flush=True)
+
+    try:
+        model = load_urdf(args.urdf, root_link=args.root, tip_link=args.tip,
+                          xacro_args=args.xacro_arg)
+        if model.__class__.__name__ != 'RobotModel':
+            raise ModelError('excite needs a model without mimic joints')
+        bounds = limits(model, args.velocity_fraction, args.acceleration,
+                        args.margin)
+    except (ModelError, ValueError) as error:
+        print('error: %s' % error, file=sys.stderr)
+        return 2
+    progress('model %r: %d joints; optimizing %d harmonics of a %g s '
+             'period' % (model.name, model.nq, args.harmonics, args.period))
+    trajectory, condition = optimize_excitation(
+        model, harmonics=args.harmonics, period=args.period, bounds=bounds,
+        iterations=args.iterations, restarts=args.restarts, seed=args.seed,
+        progress=progress)
+    plan = trajectory_plan(model, trajectory, periods=args.periods,
+                           rate=args.rate)
+    data = plan.to_dict()
+    data['condition_number'] = condition
+    data['fourier'] = {'period': trajectory.period,
+                       'q0': trajectory.q0.tolist(),
+                       'a': trajectory.a.tolist(), 'b': trajectory.b.tolist()}
+    with open(args.out, 'w', encoding='utf-8') as stream:
+        yaml.safe_dump(data, stream, sort_keys=False)
+    peaks = np.abs(plan.velocities).max(axis=0)
+    progress('condition number %.4g; %d points over %.1f s; peak speeds %s '
+             'rad/s; wrote %s' % (condition, len(plan.times),
+                                  plan.times[-1], np.array2string(
+                                      peaks, precision=2), args.out))
+    if args.send:
+        progress('waiting for a subscriber on %s...' % args.topic)
+        if not send(plan, args.topic, args.timeout):
+            print('error: nothing subscribed to %s within %g s' % (
+                args.topic, args.timeout), file=sys.stderr)
+            return 1
+        progress('sent %d points to %s' % (len(plan.times), args.topic))
+    return 0
+
+
+def register(subparsers):
+    """Add the ``excite`` command."""
+    parser = subparsers.add_parser(
+        'excite', help='optimized identification trajectory of a URDF '
+                       '(written as YAML, or sent as a JointTrajectory)')
+    parser.add_argument('urdf', help='URDF or .xacro file')
+    parser.add_argument('--out', default='excitation.yaml',
+                        help='YAML file to write (default: excitation.yaml)')
+    parser.add_argument('--xacro-arg', action='append', default=[],
+                        metavar='NAME:=VALUE',
+                        help='argument of a .xacro file (repeatable)')
+    parser.add_argument('--root', help='root link (default: the URDF root)')
+    parser.add_argument('--tip', help='tip link: keep the chain root -> tip')
+    parser.add_argument('--period', type=float, default=10.0,
+                        help='period of the Fourier series, s')
+    parser.add_argument('--harmonics', type=int, default=5)
+    parser.add_argument('--periods', type=int, default=3,
+                        help='periods in the trajectory')
+    parser.add_argument('--rate', type=float, default=100.0,
+                        help='points per second')
+    parser.add_argument('--velocity-fraction', type=float, default=0.8,
+                        help='fraction of the URDF velocity limits')
+    parser.add_argument('--acceleration', type=float, default=4.0,
+                        help='acceleration limit, rad/s^2 (or m/s^2)')
+    parser.add_argument('--margin', type=float, default=0.1,
+                        help='distance kept from the position limits')
+    parser.add_argument('--iterations', type=int, default=30)
+    parser.add_argument('--restarts', type=int, default=2)
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--send', action='store_true',
+                        help='publish it as a JointTrajectory')
+    parser.add_argument('--topic', default=TRAJECTORY_TOPIC)
+    parser.add_argument('--timeout', type=float, default=10.0,
+                        help='seconds to wait for a subscriber')
+    parser.set_defaults(run=run)
