@@ -43,6 +43,7 @@ PYTHON_KEYS = {
     'matplotlib': 'python3-matplotlib',
     'numba': 'python3-numba',
     'sympy': 'python3-sympy',
+    'rosbags': 'python3-rosbags',
 }
 
 # Known gaps, each with its reason; the test fails when one is closed so

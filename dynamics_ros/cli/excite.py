@@ -40,7 +40,6 @@ def send(plan, topic, timeout):
     """Publish ``plan`` as one JointTrajectory once a subscriber listens."""
     import rclpy
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from builtin_interfaces.msg import Duration
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     rclpy.init()
@@ -57,8 +56,8 @@ def send(plan, topic, timeout):
             point.velocities = plan.velocities[k].tolist()
             point.accelerations = plan.accelerations[k].tolist()
             nanoseconds = int(round(float(t) * 1e9))
-            point.time_from_start = Duration(
-                sec=nanoseconds // 10 ** 9, nanosec=nanoseconds % 10 ** 9)
+            point.time_from_start.sec = nanoseconds // 10 ** 9
+            point.time_from_start.nanosec = nanoseconds % 10 ** 9
             message.points.append(point)
         deadline = time.monotonic() + timeout
         while publisher.get_subscription_count() == 0:
