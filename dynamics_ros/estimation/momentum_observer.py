@@ -43,7 +43,8 @@ mean velocity.  The increment of p - integral(tau + C^T qd - g) is then
 which only needs M (CRBA) and h (RNEA with qdd = 0), not the Coriolis
 matrix, and is second-order accurate in dt.  Summed over samples it is
 exactly p_k - p_0 minus the quadrature of the model terms: the momentum
-form of the observer, without the drift of a growing integral.  The r term of the integral is the trapezoid too (Tustin):
+form of the observer, without the drift of a growing integral.  The r term
+of the integral is the trapezoid too (Tustin):
 
     r_k = ((1 - K dt / 2) r_{k-1} + K delta_k) / (1 + K dt / 2),
 
