@@ -25,7 +25,7 @@ from .control.computed_torque import computed_torque
 from .dynamics.aba import forward_dynamics
 from .dynamics.aba_derivatives import forward_dynamics_derivatives
 from .dynamics.actuated import actuated_state_derivative, \
-    linearize_actuated, nominal_voltage
+    hand_state_model, linearize_actuated, nominal_voltage
 from .dynamics.bias import bias_forces, gravity_torques
 from .dynamics.coriolis import coriolis_matrix
 from .dynamics.crba import mass_matrix
@@ -81,8 +81,8 @@ __all__ = [
     # an arm on a base with prescribed motion; reaction loads (Nasser)
     'MovingBaseDynamics', 'moving_base_inverse_dynamics',
     # geared DC motors at the joints, voltage in (Freeman 2-228..2-252)
-    'DCMotors', 'actuated_state_derivative', 'linearize_actuated',
-    'load_actuators', 'nominal_voltage',
+    'DCMotors', 'actuated_state_derivative', 'hand_state_model',
+    'linearize_actuated', 'load_actuators', 'nominal_voltage',
     # system identification: tau = Y(q, qd, qdd) pi
     'inertial_parameters', 'joint_torque_regressor',
     # external torques, wrench and collision from joint states

@@ -26,7 +26,7 @@ feed-forward voltage driving the plant along its nominal motion (RK4 at
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.dynamics.actuated import actuated_state_derivative, \
-    linearize_actuated, nominal_voltage, reflected_model
+    hand_state_model, linearize_actuated, nominal_voltage, reflected_model
 from dynamics_ros.errors import ModelError
 from dynamics_ros.model.actuators import load_actuators, \
     motors_from_mapping
@@ -35,6 +35,7 @@ import numpy as np
 from oracle import example_arm_xml
 import pytest
 from scipy.linalg import expm
+from urdf_factory import random_urdf
 
 MOTOR = dict(gear_ratio=50.0, rotor_inertia=2e-5, torque_constant=0.06,
              back_emf=0.06, resistance=1.5, inductance=2e-3, damping=1e-5)
@@ -222,3 +223,47 @@ def test_yaml_and_bad_values_are_named():
         load_actuators('/nonexistent/motors.yaml', model)
     with pytest.raises(ModelError, match='"actuators"'):
         load_actuators({'motors': {}}, model)
+
+
+def test_hand_referenced_state_model_equals_differences_of_the_plant():
+    """
+    Eqs. 3-48 to 3-53: the 3M-state model in hand perturbations.
+
+    For joint-state perturbations dx (and dV) of a 3-joint arm, the hand
+    perturbations du, du_dot, du_ddot and di_dot are taken by central
+    differences of the plant and of u = P(phi), u_dot = J phi_dot, u_ddot
+    = J phi_ddot + phi_dot^T H phi_dot; the model must map (du, du_dot,
+    di, dV) to (du_ddot, di_dot) (1e-6).
+    """
+    model = dr.load_urdf(random_urdf(41, n_movable=3, prismatic=False,
+                                     continuous=False))
+    motors = motors_for(model)
+    link = [name for name, (body, _, _) in model.frames.items()
+            if body == model.nq - 1][-1]
+    point = np.array([0.1, -0.05, 0.2])
+    rng = np.random.default_rng(42)
+    n = model.nq
+    q, qd = rng.uniform(-1.0, 1.0, (2, n))
+    i, V = rng.uniform(-2.0, 2.0, (2, n))
+    A_hat, B_hat = hand_state_model(model, motors, q, qd, i, V, link, point)
+
+    def hand(x, voltage):
+        phi, phi_dot, current = x[:n], x[n:2 * n], x[2 * n:]
+        rates = actuated_state_derivative(model, motors, x, voltage)
+        rotation, translation = dr.link_pose(model, phi, link)
+        G, H = dr.influence_coefficients(model, phi, link, point)
+        u_ddot = G[3:] @ rates[n:2 * n] + dr.quadratic(H[3:], phi_dot)
+        return np.concatenate((translation + rotation @ point,
+                               G[3:] @ phi_dot, current, u_ddot,
+                               rates[2 * n:]))
+
+    x = np.concatenate((q, qd, i))
+    h = 1e-6
+    for _ in range(4):
+        dx, dV = rng.uniform(-1.0, 1.0, 3 * n), rng.uniform(-1.0, 1.0, n)
+        delta = (hand(x + h * dx, V + h * dV)
+                 - hand(x - h * dx, V - h * dV)) / (2 * h)
+        state, rates = delta[:3 * n], delta[3 * n:]
+        predicted = A_hat @ state + B_hat @ dV
+        assert_close(predicted[:n], state[n:2 * n], 1e-6)
+        assert_close(predicted[n:], rates, 1e-6)

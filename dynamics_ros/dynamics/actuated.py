@@ -34,12 +34,15 @@ where ``model_r`` is the arm with the rotors reflected to the joints
 ``nominal_voltage`` is Freeman's feed-forward (eqs. 2-237 to 2-240): the
 current that gives the torque of the motion and the voltage that drives
 that current, which needs the nominal jerk (``dr.point_jerk``,
-``dr.resolved_jerk``).
+``dr.resolved_jerk``).  ``hand_state_model`` moves the linkage states of
+the 3M-state model to perturbations of a hand point (eqs. 3-48 to 3-53);
+the motor states stay.
 """
 
 import numpy as np
 
 from .aba import forward_dynamics
+from .jerk import third_order_coefficients
 from .linearize import linearize
 from .rnea import inverse_dynamics
 from .rnea_derivatives import inverse_dynamics_derivatives
@@ -141,3 +144,50 @@ def nominal_voltage(model, motors, q, qd, qdd, qddd):
     voltage = (motors.inductance * tau_dot / gain + motors.resistance * i
                + motors.back_emf * motors.gear_ratio * qd)
     return voltage, i
+
+
+def hand_state_model(model, motors, q, qd, i, voltage, link, point=None):
+    """
+    Return (A_hat, B_hat): the 3M-state model in hand perturbations.
+
+    The hand is the position of ``point`` in ``link`` (root axes); it must
+    have as many coordinates as the arm has joints (3 joints, J = G^u_phi
+    square: position coordinates have a symmetric H, so that K = phi_dot^T
+    H^T is also dJ/dt).  State (du, du_dot, di), input dV (eqs. 3-48 to
+    3-53, with L_v = du_ddot/dphi_dot, L_p = du_ddot/dphi):
+
+        F21_hat = [(J F21 + L_p) - (J F22 + L_v) J^-1 K] J^-1,
+        F22_hat = (J F22 + L_v) J^-1,   F23_hat = J F23,
+        F31_hat = -F32 J^-1 K J^-1,     F32_hat = F32 J^-1,
+        F33_hat = F33, G31_hat = G31.
+    """
+    n = model.nq
+    if n != 3:
+        raise ValueError('the hand point has 3 coordinates; the arm must '
+                         'have 3 joints for a square J, it has %d' % n)
+    model_r = reflected_model(model, motors)
+    qd = np.asarray(qd, dtype=float)
+    x = np.concatenate((np.asarray(q, dtype=float), qd,
+                        np.asarray(i, dtype=float)))
+    qdd = actuated_state_derivative(model, motors, x, voltage,
+                                    model_r)[n:2 * n]
+    A, B = linearize_actuated(model, motors, q, qd, i)
+    G, H, D = third_order_coefficients(model, q, link, point)
+    J, H, D = G[3:], H[3:], D[3:]
+    J_inv = np.linalg.inv(J)
+    K = np.einsum('pnm,m->pn', H, qd)                     # d u_dot/d phi
+    L_v = np.einsum('pmn,m->pn', H + H.transpose(0, 2, 1), qd)
+    L_p = (np.einsum('pln,n->pl', H, qdd)
+           + np.einsum('plmn,m,n->pl', D, qd, qd))
+    F21, F22, F23 = A[n:2 * n, :n], A[n:2 * n, n:2 * n], A[n:2 * n, 2 * n:]
+    F32, F33 = A[2 * n:, n:2 * n], A[2 * n:, 2 * n:]
+    A_hat = np.zeros_like(A)
+    A_hat[:n, n:2 * n] = np.eye(n)
+    second = (J @ F22 + L_v) @ J_inv
+    A_hat[n:2 * n, :n] = ((J @ F21 + L_p) - second @ K) @ J_inv
+    A_hat[n:2 * n, n:2 * n] = second
+    A_hat[n:2 * n, 2 * n:] = J @ F23
+    A_hat[2 * n:, :n] = -F32 @ J_inv @ K @ J_inv
+    A_hat[2 * n:, n:2 * n] = F32 @ J_inv
+    A_hat[2 * n:, 2 * n:] = F33
+    return A_hat, B.copy()
