@@ -267,9 +267,9 @@ def test_urdf_write_back_changes_inertials_only(panda):
     """Only <inertial> text changes; the file reloads with the new values."""
     xml = example_arm_xml('panda')
     pi = inertial_parameters(panda).reshape(7, 10)
-    changed = pi.copy()
-    changed[:, :4] *= 1.1      # mass and first moment: c unchanged
-    changed[:, 4:] *= 1.2      # origin inertia: physical (a cone scaled)
+    # Each body's density scaled (physical), then its first moment moved.
+    changed = pi * np.linspace(0.8, 1.3, 7)[:, None]
+    changed[:, 1:4] *= 0.97
     text, notes = write_urdf(xml, panda, pi, changed)
     assert notes == []
     reloaded = dr.load_urdf(text)

@@ -49,6 +49,13 @@ it takes effect, or it is refused with a reason quoting the value (cut to
 80 characters).  Trajectories are read on threads of their own, so a
 stream of long trajectories does not hold up the parameter services.
 
+Joint friction: ``friction_file`` (default '': none) names a friction
+YAML as ``python -m dynamics_ros identify`` writes it; its viscous and
+Coulomb friction (``dynamics_ros.dynamics.friction``, the simulator's
+model too) is added to the torques, at the reference velocity in
+``inverse_dynamics`` mode and at the measured one otherwise (its offset,
+a measurement bias, is not).  Joints the file does not name get none.
+
 Mimic joints (a URDF ``<mimic>``, e.g. the second finger of a parallel
 gripper): the model's coordinates, ``joints`` and every output are the
 independent joints.  Mimic joints in ``joint_states`` are ignored (their
@@ -78,12 +85,13 @@ from ..control.saturation import (check_limits, check_scale, effort_limits,
                                   saturate)
 from ..control.trajectory import hold, sample, waypoint_references
 from ..dynamics.bias import gravity_torques
+from ..dynamics.friction import read_friction
 from ..dynamics.rnea import inverse_dynamics
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
 LIMIT_PARAMETERS = ('saturate', 'effort_limit_scale', 'effort_limits')
 OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
-                  'effort_limits')
+                  'effort_limits', 'friction_file')
 
 
 def check_gains(name, values, n=None):
@@ -99,6 +107,25 @@ def check_gains(name, values, n=None):
     if n is not None and values.size not in (1, n):
         return '%s has %d values: give 1 or one per joint (%d)' % (
             name, values.size, n)
+    return None
+
+
+def check_friction_file(path):
+    """Return a reason if ``path`` is not '' nor a readable friction YAML."""
+    if not isinstance(path, str):
+        return 'friction_file must be a path (a string), got %s' % quote(path)
+    if not path:
+        return None
+    try:
+        read_friction(path)
+    except OSError as error:
+        return 'friction_file %s cannot be read (%s)' % (
+            quote(path), type(error).__name__)
+    except ValueError:
+        # The file's own text is not quoted back.
+        return 'friction_file %s is not a friction YAML ({smoothing, ' \
+            'joints: {name: {viscous, coulomb, offset}}}, non-negative ' \
+            'viscous and Coulomb friction)' % quote(path)
     return None
 
 
@@ -133,7 +160,11 @@ def check_own_parameters(values, n=None):
                 isinstance(x, (str, bool)) for x in limits):
             return 'effort_limits must be a list of numbers (one per ' \
                 'joint, .inf: no limit), got %s' % quote(limits)
-        return check_limits(limits, n)
+        reason = check_limits(limits, n)
+        if reason:
+            return reason
+    if 'friction_file' in values:
+        return check_friction_file(values['friction_file'])
     return None
 
 
@@ -176,6 +207,9 @@ class InverseDynamicsNode(Node):
             description='per-joint effort limits, N m or N, in joints order '
                         '(.inf: none for that joint); unset or []: the '
                         'URDF <limit effort>', dynamic_typing=True))
+        self.declare_parameter('friction_file', '', ParameterDescriptor(
+            description='joint friction YAML (python -m dynamics_ros '
+                        'identify) added to the torques; empty: none'))
         reason = self.check_parameters(self.own_values())
         if reason:
             raise ValueError(reason)
@@ -232,6 +266,26 @@ class InverseDynamicsNode(Node):
         if any(p.name in LIMIT_PARAMETERS for p in parameters):
             with self.lock:   # answers compute and cache them under it
                 self.cache.pop('limits', None)
+        if any(p.name == 'friction_file' for p in parameters):
+            with self.lock:
+                self.cache.pop('friction', None)
+
+    def friction(self):
+        """Return the JointFriction in model order, None: none (cached)."""
+        if 'friction' not in self.cache:
+            path = self.get_parameter('friction_file').value
+            friction = None
+            if path:
+                try:
+                    friction = read_friction(path).select(
+                        self.model.joint_names)
+                except (OSError, ValueError) as error:
+                    self.warnings.warn('friction_file', (
+                        'friction_file %s could not be read (%s): no '
+                        'friction added') % (quote(path),
+                                             type(error).__name__))
+            self.cache['friction'] = friction
+        return self.cache['friction']
 
     def limits(self):
         """Return the effort limits in joints order, None: no saturation."""
@@ -363,11 +417,16 @@ class InverseDynamicsNode(Node):
         if mode == 'gravity':
             tau = gravity_torques(self.model, q)
         elif mode == 'inverse_dynamics':
-            tau = inverse_dynamics(self.model, *self.reference(time))
+            desired = self.reference(time)
+            tau = inverse_dynamics(self.model, *desired)
         else:
             kp, kd = self.gains('kp'), self.gains('kd')
             tau = computed_torque(self.model, q, qd, *self.reference(time),
                                   kp, kd)
+        friction = self.friction()
+        if friction is not None:
+            rate = desired[1] if mode == 'inverse_dynamics' else qd
+            tau = tau + friction.torque(rate, offset=False)
         if not np.all(np.isfinite(tau)):
             raise ArithmeticError('torques are not finite (%s)' % quote(tau))
         return tau
