@@ -307,6 +307,35 @@ def test_two_finger_hand_load_distribution():
     assert_close(total, T_u)
 
 
+def test_mimic_model_task_space():
+    """
+    A Panda whose joints 7 and 5 follow 5 and 3 (a MimicModel, 5 coordinates).
+
+    J = J_tree G and M = G^T M_tree G from Pinocchio's model of every joint
+    give Lambda (1e-9); the task equation holds through forward dynamics.
+    """
+    xml = example_arm_xml('panda')
+    tree_model, tree_oracle = oracle_for(xml)
+    model = dr.MimicModel(tree_model, {
+        'panda_joint7': ('panda_joint5', -0.5, 0.1),
+        'panda_joint5': ('panda_joint3', 2.0, -0.2)})
+    rng = np.random.default_rng(9)
+    q, qd = rng.uniform(-0.5, 0.5, (2, model.nq))
+    full = model.full_positions(q)
+    J = pinocchio_jacobian(tree_oracle, full, 'panda_hand') @ model.G
+    M = model.G.T @ tree_oracle.crba(full) @ model.G
+    ts = dr.task_space(model, q, 'panda_hand', qd=qd, rows='linear')
+    assert_close(ts.Lambda, np.linalg.inv(J[3:] @ np.linalg.solve(M, J[3:].T)))
+    F = rng.uniform(-10.0, 10.0, 3)
+    qdd = dr.forward_dynamics(model, q, qd, ts.J.T @ F)
+    eps = 1e-6
+    J_dot_qd = (dr.link_jacobian(model, q + eps * qd, 'panda_hand')
+                - dr.link_jacobian(model, q - eps * qd, 'panda_hand')
+                ) @ qd / (2 * eps)
+    assert_close(ts.Lambda @ (ts.J @ qdd + J_dot_qd[3:]) + ts.mu + ts.p, F,
+                 1e-6)
+
+
 def test_bad_input_is_named():
     """Singular tasks, bad rows and shapes raise errors that say why."""
     model, _ = oracle_for(example_arm_xml('ur5'))

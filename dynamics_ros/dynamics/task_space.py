@@ -55,6 +55,7 @@ from .crba import mass_matrix
 from .influence import congruence, generalized_dot, influence_coefficients
 from .jacobians import link_jacobian, point_in_root
 from .kinematics import as_vector
+from ..model.mimic_model import MimicModel
 
 TaskSpace = namedtuple('TaskSpace', 'J Lambda J_bar N mu p')
 TaskSpace.__doc__ = """\
@@ -153,6 +154,10 @@ def task_bias_acceleration(model, q, qd, link, point=None, frame='world'):
     qdd = 0: qd^T H qd).  With ``frame='local'`` it is the derivative of
     the local-axes Jacobian: R^T (a - omega x v) for the linear rows.
     """
+    if isinstance(model, MimicModel):
+        # q_tree = G q + offset with G constant: J_dot qd is the tree's.
+        q, qd = model.full_positions(q), model.G @ as_vector(model, qd, 'qd')
+        model = model.tree
     G, H = influence_coefficients(model, q, link, point)
     bias = np.einsum('pmn,m,n->p', H, qd, qd)
     if frame == 'world':
