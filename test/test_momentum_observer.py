@@ -25,9 +25,9 @@ effort) at every step, effort the sampled control torque (the push is not
 in it).  What it must give:
 
 - free motion: no external torque, to the integration accuracy of its
-  trapezoid on 1 ms samples (measured: 2e-7 N m on the Panda, 4e-7 on
-  the UR5, against control torques of 24 and 38 N m; held to 1e-6 of the
-  largest control torque);
+  trapezoid on 1 ms samples (measured: 2.6e-7 N m on the Panda, 4.5e-7
+  on the UR5, against control torques up to 22 and 35 N m; held to 1e-6
+  of the largest control torque);
 - a step push: the first-order response of time constant 1/K, r' = K
   (tau_ext - r), against that response computed exactly from the known
   tau_ext (held to 1e-3 of |tau_ext|: the Tustin rule's gain and pole
