@@ -21,10 +21,10 @@ kernels of this package's modules ``rnea``, ``crba``, ``aba``, ``bias``
 and ``coriolis``, and ``inverse_dynamics_derivatives``,
 ``forward_dynamics_derivatives`` and ``linearize`` those of
 ``rnea_derivatives``, ``aba_derivatives`` and ``linearize`` (the
-README.md here lists them all, with their tests): the same quantities as the numpy reference path
-(``reference_*`` in ``dynamics_ros.dynamics``), compiled to machine code
-over a packed copy of the model, for one state or a batch of N states in
-one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
+README.md here lists them all, with their tests): the same quantities as
+the numpy reference path (``reference_*`` in ``dynamics_ros.dynamics``),
+compiled to machine code over a packed copy of the model, for one state
+or a batch of N states in one call.  Without numba, with ``DYNAMICS_ROS_FAST=0`` in the
 environment, or after ``enable(False)``, the reference path runs instead.
 
 A kernel module is compiled on first use (seconds) and cached on disk by

@@ -33,8 +33,8 @@ from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
     inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .rnea_derivatives import acceleration_pass, COLUMN_ROWS, FORCE, \
-    inertia_pass, jacobian_entries, motion_pass, shapes_fit, subtree_sums
+from .rnea_derivatives import acceleration_pass, COLUMN_ROWS, inertia_pass, \
+    jacobian_entries, motion_pass, shapes_fit, SUBTREE_FORCE, subtree_sums
 from .wrapper import BAD_SHAPES, DONE, Entry, NOT_POSITIVE_DEFINITE
 
 
@@ -72,7 +72,8 @@ def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
         return False
     cholesky_solve_vector(L, qdd)
     acceleration_pass(table, qd, qdd, f_ext, work)
-    subtree_sums(table, work, FORCE, FORCE + 6)  # the rest is summed
+    # Only the forces changed since inertia_pass summed the subtrees.
+    subtree_sums(table, work, SUBTREE_FORCE, SUBTREE_FORCE + 6)
     jacobian_entries(table, work, dtau_dq, dtau_dqd, columns)
     return True
 

@@ -22,17 +22,16 @@ For g the recursion shrinks to 3-D vectors (``gravity_sample``).
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
-from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT
+from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT, \
+    work_columns
 from .rnea import rnea_sample
 from .spatial import joint_frame, store
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, gravity in the body frame, then mass
 # and first moment of the subtree.
-FRAME = 0
-GAMMA = 12
-SUBTREE_MASS = 15
-SUBTREE_MOMENT = 16
+FRAME, GAMMA, SUBTREE_MASS, SUBTREE_MOMENT = work_columns(
+    'bias', FRAME=12, GAMMA=3, SUBTREE_MASS=1, SUBTREE_MOMENT=3)
 
 
 @compiled

@@ -28,17 +28,16 @@ import numpy as np
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
-    PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS
+    PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS, work_columns
 from .spatial import column_dot, dot, inertia_times, joint_frame, load12, \
     load6, load_column, store, store_column, store_rigid_inertia_to_parent
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
-# composite inertia Ic (ten parameters), F = Ic S.
-POSE = 0
-JOINT = 12
-COMPOSITE = 18
-FORCE = 31
+# composite inertia Ic (ten parameters: m, h, Ibar), F = Ic S (the force
+# that moves the composite at unit joint acceleration).
+POSE, JOINT, COMPOSITE, COMPOSITE_FORCE = work_columns(
+    'crba', POSE=12, JOINT=6, COMPOSITE=13, COMPOSITE_FORCE=6)
 # From this many joints on, a chain's M is filled a row at a time
 # (``chain_mass_matrix``); below, the loop setup costs more than it saves.
 CHAIN_ROWS_FROM = 12
@@ -128,12 +127,12 @@ def crba_sample(table, q, M, work, columns):
         if p >= 0:
             for k in range(13):
                 work[p, COMPOSITE + k] += work[i, COMPOSITE + k]
-        store(work, i, FORCE, inertia_times(work, i, COMPOSITE,
-                                            load6(work, i, JOINT)))
+        store(work, i, COMPOSITE_FORCE,
+              inertia_times(work, i, COMPOSITE, load6(work, i, JOINT)))
     if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
         for i in range(n):
             store_column(columns, 0, i, load6(work, i, JOINT))
-            store_column(columns, 6, i, load6(work, i, FORCE))
+            store_column(columns, 6, i, load6(work, i, COMPOSITE_FORCE))
         chain_mass_matrix(table, columns, M)
         return
     if table[n, IS_CHAIN] == 0.0:  # else every entry is written below
@@ -144,13 +143,14 @@ def crba_sample(table, q, M, work, columns):
     if table[n, SUBTREES_CONTIGUOUS] != 0.0:
         for i in range(n):
             S = load6(work, i, JOINT)
-            M[i, i] = dot(S, load6(work, i, FORCE)) + table[i, ARMATURE]
+            M[i, i] = (dot(S, load6(work, i, COMPOSITE_FORCE))
+                       + table[i, ARMATURE])
             for j in range(i + 1, int(table[i, SUBTREE_END])):
-                M[i, j] = dot(S, load6(work, j, FORCE))
+                M[i, j] = dot(S, load6(work, j, COMPOSITE_FORCE))
                 M[j, i] = M[i, j]
         return
     for j in range(n):  # the same, walking up from each body instead
-        force = load6(work, j, FORCE)
+        force = load6(work, j, COMPOSITE_FORCE)
         M[j, j] = dot(load6(work, j, JOINT), force) + table[j, ARMATURE]
         i = int(table[j, PARENT])
         while i >= 0:

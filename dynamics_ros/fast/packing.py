@@ -64,8 +64,37 @@ SUBTREES_CONTIGUOUS = 4  # 1.0 if each subtree is bodies i..SUBTREE_END - 1
 
 # The scratch rows: one per body, one for per-call vectors, then one for the
 # fixed base (last, so that parent index -1 finds it); each kernel module
-# names the columns it uses.
+# declares the columns it uses with ``work_columns``.
 WORK_COLUMNS = 112
+# Every declared layout of a work row: {owner: {field: (first, width)}}.
+LAYOUTS = {}
+
+
+def work_columns(owner, **widths):
+    """
+    Return the first column of each field, the fields laid end to end.
+
+    The one declaration of the columns a kernel module uses in a row of
+    the work array: ``FRAME, VELOCITY = work_columns('rnea', FRAME=12,
+    VELOCITY=6)``.  Numba does not check bounds, so a kernel that wrote
+    past the array's WORK_COLUMNS columns would corrupt memory without a
+    word: the fields must end by then, checked here when the module is
+    imported.  ``owner`` names the layout (module and row) in the error
+    and in ``LAYOUTS``.
+    """
+    fields = {}
+    end = 0
+    for name, width in widths.items():
+        fields[name] = (end, width)
+        end += width
+    if end > WORK_COLUMNS:
+        raise RuntimeError(
+            'work columns of %s end at column %d, past WORK_COLUMNS = %d: '
+            'raise WORK_COLUMNS in dynamics_ros/fast/packing.py (fields %s)'
+            % (owner, end, WORK_COLUMNS, ', '.join(
+                '%s %d' % (name, width) for name, width in widths.items())))
+    LAYOUTS[owner] = fields
+    return [first for first, _ in fields.values()]
 
 
 def axis_frame(axis):

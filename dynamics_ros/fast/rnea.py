@@ -25,17 +25,16 @@ root bodies.
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK, VECTOR
-from .packing import ARMATURE, GRAVITY, PARENT
+from .packing import ARMATURE, PARENT, work_columns
 from .spatial import add, body_inertia_times, body_wrench, force_cross, \
     force_to_parent, joint_component, joint_frame, joint_motion, load12, \
-    load6, motion_cross, motion_to_child, store, subtract, ZERO
+    load6, motion_cross, motion_to_child, store, store_base_motion, subtract, \
+    ZERO
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, then v, a, f of the body.
-FRAME = 0
-VELOCITY = 12
-ACCELERATION = 18
-FORCE = 24
+FRAME, VELOCITY, ACCELERATION, FORCE = work_columns(
+    'rnea', FRAME=12, VELOCITY=6, ACCELERATION=6, FORCE=6)
 
 
 @compiled
@@ -47,12 +46,8 @@ def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
     no external wrenches; ``work`` is the model's (nq + 2, .) scratch.
     """
     n = q.shape[0]
-    base = n + 1  # = -1: the parent index of root bodies
-    store(work, base, VELOCITY, ZERO)
-    store(work, base, ACCELERATION, (0.0, 0.0, 0.0, -table[n, GRAVITY],
-                                     -table[n, GRAVITY + 1],
-                                     -table[n, GRAVITY + 2]))
-    store(work, base, FORCE, ZERO)
+    store_base_motion(table, work, VELOCITY, ACCELERATION)
+    store(work, work.shape[0] - 1, FORCE, ZERO)  # the base
     accelerating = qdd.size > 0
     for i in range(n):
         p = int(table[i, PARENT])

@@ -65,33 +65,27 @@ from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
     root_joint_motion
-from .packing import ARMATURE, GRAVITY, IS_CHAIN, MASS, PARENT
+from .packing import ARMATURE, IS_CHAIN, MASS, PARENT, work_columns
 from .spatial import add, body_wrench, column_dot, dot, force_cross, \
-    force_to_parent, inertia_times, joint_frame, load12, load6, \
-    load_column, motion_cross, scale, store, store_column, \
-    store_rigid_inertia_to_parent, subtract, ZERO
+    force_to_parent, inertia_times, joint_frame, load12, load6, load_column, \
+    motion_cross, scale, store, store_base_motion, store_column, \
+    store_rigid_inertia_to_parent, subtract
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
 # I v and external wrench; then the quantities summed over the subtree (one
-# run of columns, added to the parent's in one loop): F, the rigid inertia
-# IC, the momentum HC = sum I v and the block T of PC + PC^T (symmetric
-# 3x3: T00, T01, T02, T11, T12, T22; see ``store_coupling``).
-POSE = 0
-JOINT = 12
-VELOCITY = 18
-ACCELERATION = 24
-PSI_DOT = 30
-PSI_DDOT = 36
-BODY_INERTIA = 42
-BODY_MOMENTUM = 55
-EXTERNAL = 61
-FORCE = 67
-COMPOSITE = 73
-MOMENTUM = 86
-COUPLING = 92
-SUBTREE_SUMS_END = COUPLING + 6
+# run of columns, up to SUBTREE_SUMS_END, added to the parent's in one
+# loop): the force F on the subtree, the rigid inertia IC, the momentum
+# HC = sum I v and the block T of PC + PC^T (symmetric 3x3: T00, T01, T02,
+# T11, T12, T22; see ``store_coupling``).
+POSE, JOINT, VELOCITY, ACCELERATION, PSI_DOT, PSI_DDOT, BODY_INERTIA, \
+    BODY_MOMENTUM, EXTERNAL, SUBTREE_FORCE, COMPOSITE, MOMENTUM, COUPLING, \
+    SUBTREE_SUMS_END = work_columns(
+        'rnea_derivatives', POSE=12, JOINT=6, VELOCITY=6, ACCELERATION=6,
+        PSI_DOT=6, PSI_DDOT=6, BODY_INERTIA=13, BODY_MOMENTUM=6, EXTERNAL=6,
+        SUBTREE_FORCE=6, COMPOSITE=13, MOMENTUM=6, COUPLING=6,
+        SUBTREE_SUMS_END=0)
 # Rows of the per-call scratch ``columns`` of a chain: 6-vectors of every
 # joint, one component a row (``chain_jacobian_entries``).
 COLUMN_ROWS = 42
@@ -163,11 +157,7 @@ def motion_pass(table, q, qd, f_ext, work):
     elevator).
     """
     n = q.shape[0]
-    base = n + 1  # = -1: the parent index of root bodies
-    store(work, base, VELOCITY, ZERO)
-    store(work, base, ACCELERATION, (0.0, 0.0, 0.0, -table[n, GRAVITY],
-                                     -table[n, GRAVITY + 1],
-                                     -table[n, GRAVITY + 2]))
+    store_base_motion(table, work, VELOCITY, ACCELERATION)
     for i in range(n):
         p = int(table[i, PARENT])
         X = joint_frame(table, i, q[i])
@@ -218,7 +208,7 @@ def acceleration_pass(table, qd, qdd, f_ext, work):
                             load6(work, i, BODY_MOMENTUM)))
         if f_ext.shape[0] > 0:
             f = subtract(f, load6(work, i, EXTERNAL))
-        store(work, i, FORCE, f)
+        store(work, i, SUBTREE_FORCE, f)
 
 
 @compiled
@@ -240,7 +230,7 @@ def inertia_pass(table, work, M, bias, columns):
         S = load6(work, j, JOINT)
         s = inertia_times(work, j, COMPOSITE, S)
         if bias.size > 0:
-            bias[j] = dot(S, load6(work, j, FORCE))
+            bias[j] = dot(S, load6(work, j, SUBTREE_FORCE))
         if chain:
             store_column(columns, 0, j, S)
             store_column(columns, 6, j, s)
@@ -253,7 +243,7 @@ def inertia_pass(table, work, M, bias, columns):
                 k = int(table[k, PARENT])
         p = int(table[j, PARENT])
         if p >= 0:
-            for c in range(FORCE, SUBTREE_SUMS_END):
+            for c in range(SUBTREE_FORCE, SUBTREE_SUMS_END):
                 work[p, c] += work[j, c]
     if chain:
         chain_mass_matrix(table, columns, M)
@@ -311,7 +301,7 @@ def joint_terms(work, j):
     r, s, G_qd = velocity_terms(work, j)
     S = load6(work, j, JOINT)
     psi_dot = load6(work, j, PSI_DOT)
-    G_q = add(add(force_cross(S, load6(work, j, FORCE)),
+    G_q = add(add(force_cross(S, load6(work, j, SUBTREE_FORCE)),
                   coupling_times(work, j, psi_dot)),
               add(force_cross(psi_dot, load6(work, j, MOMENTUM)),
                   inertia_times(work, j, COMPOSITE,

@@ -30,7 +30,7 @@ slides along its z axis, so S = e_z (times the joint scale).
 import numpy as np
 
 from .compiler import compiled
-from .packing import AXIS_FRAME, IS_PRISMATIC, JOINT_SCALE, MASS, \
+from .packing import AXIS_FRAME, GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, \
     ORIGIN_ROTATION, ORIGIN_TRANSLATION
 
 ZERO = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -115,6 +115,23 @@ def dot(a, b):
 
 
 @compiled(inline=True)
+def store_base_motion(table, work, velocity, acceleration):
+    """
+    Write the fixed base's v = 0 and a = -g in its work row (the last).
+
+    Gravity enters as an upward acceleration of the base (Turney et al.'s
+    "elevator"), so no body needs a gravity term; the root bodies' parent
+    index -1 finds this row.
+    """
+    n = table.shape[0] - 1
+    base = work.shape[0] - 1
+    store(work, base, velocity, ZERO)
+    store(work, base, acceleration, (0.0, 0.0, 0.0, -table[n, GRAVITY],
+                                     -table[n, GRAVITY + 1],
+                                     -table[n, GRAVITY + 2]))
+
+
+@compiled(inline=True)
 def joint_frame(table, i, qi):
     """
     Return the pose X of body ``i`` in its parent at joint position ``qi``.
@@ -160,6 +177,14 @@ def joint_component(table, i, vector):
 
 
 @compiled(inline=True)
+def transpose_times(R, x0, x1, x2):
+    """Return R^T x for R the first 9 numbers of ``R`` (3x3 row-major)."""
+    return (R[0] * x0 + R[3] * x1 + R[6] * x2,
+            R[1] * x0 + R[4] * x1 + R[7] * x2,
+            R[2] * x0 + R[5] * x1 + R[8] * x2)
+
+
+@compiled(inline=True)
 def motion_to_child(X, m):
     """Return X m: a parent-frame motion vector in the body frame."""
     w0, w1, w2 = m[0], m[1], m[2]
@@ -167,12 +192,7 @@ def motion_to_child(X, m):
     u0 = m[3] - (X[10] * w2 - X[11] * w1)
     u1 = m[4] - (X[11] * w0 - X[9] * w2)
     u2 = m[5] - (X[9] * w1 - X[10] * w0)
-    return (X[0] * w0 + X[3] * w1 + X[6] * w2,
-            X[1] * w0 + X[4] * w1 + X[7] * w2,
-            X[2] * w0 + X[5] * w1 + X[8] * w2,
-            X[0] * u0 + X[3] * u1 + X[6] * u2,
-            X[1] * u0 + X[4] * u1 + X[7] * u2,
-            X[2] * u0 + X[5] * u1 + X[8] * u2)
+    return transpose_times(X, w0, w1, w2) + transpose_times(X, u0, u1, u2)
 
 
 @compiled(inline=True)
@@ -245,17 +265,11 @@ def body_inertia_times(table, i, v):
 def body_wrench(f_ext, table, i):
     """Return f_ext[i], given in the URDF body frame, in the axis frame."""
     q = AXIS_FRAME
-    n0, n1, n2 = f_ext[i, 0], f_ext[i, 1], f_ext[i, 2]
-    f0, f1, f2 = f_ext[i, 3], f_ext[i, 4], f_ext[i, 5]
     Q = (table[i, q], table[i, q + 1], table[i, q + 2], table[i, q + 3],
          table[i, q + 4], table[i, q + 5], table[i, q + 6], table[i, q + 7],
          table[i, q + 8])
-    return (Q[0] * n0 + Q[3] * n1 + Q[6] * n2,
-            Q[1] * n0 + Q[4] * n1 + Q[7] * n2,
-            Q[2] * n0 + Q[5] * n1 + Q[8] * n2,
-            Q[0] * f0 + Q[3] * f1 + Q[6] * f2,
-            Q[1] * f0 + Q[4] * f1 + Q[7] * f2,
-            Q[2] * f0 + Q[5] * f1 + Q[8] * f2)
+    return (transpose_times(Q, f_ext[i, 0], f_ext[i, 1], f_ext[i, 2])
+            + transpose_times(Q, f_ext[i, 3], f_ext[i, 4], f_ext[i, 5]))
 
 
 @compiled(inline=True)

@@ -78,19 +78,11 @@ class Entry:
         self.results = tuple(tuple(shape) for shape in results)
         self.forces = forces
         self.inputs = inputs
-        self._fresh = {}
         if len(self.results) == 1 and self.results[0] in ((1,), (1, 1)):
             hot = HOT_PATHS[len(self.arguments), forces]
         else:
             hot = results_tuple
         self.function = hot(self, self.results[0] == (1,))
-
-    def fresh(self, n):
-        """Return new arrays for the results of one state (nq = n)."""
-        shapes = self._fresh.get(n)
-        if shapes is None:
-            shapes = self._fresh[n] = self.shapes(n, None)
-        return tuple([np.empty(shape) for shape in shapes])
 
     def shapes(self, n, size):
         """Return the shapes of the results for nq = n and N = size."""
@@ -202,7 +194,7 @@ def results_tuple(entry, vector):
 
     Three per-joint arguments, with f_ext if the entry takes ``forces``.
     """
-    single, general, fresh = entry.single, entry.general, entry.fresh
+    single, general, shapes = entry.single, entry.general, {}
     inputs = no_forces if entry.forces else entry.inputs
 
     def run(model, a, b, c, f_ext=None, out=None):
@@ -213,7 +205,11 @@ def results_tuple(entry, vector):
                 table, work, n = model._packed_model
             except (AttributeError, TypeError):  # not packed yet
                 table, work, n = packed(model)
-            results = fresh(n)
+            try:
+                results = tuple(map(np.empty, shapes[n]))
+            except KeyError:  # the first call for this n
+                shapes[n] = entry.shapes(n, None)
+                results = tuple(map(np.empty, shapes[n]))
             try:
                 if not single(table, work, a, b, c, *inputs(model),
                               *results):
