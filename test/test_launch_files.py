@@ -55,6 +55,7 @@ VARIANTS = {
     'simulation.launch.py': [{}, {'mode': 'gravity', 'namespace': 'arm',
                                   'use_sim_time': 'false'}],
     'dynamics.launch.py': [{}, {'linearization': 'false',
+                                'external_torques': 'false',
                                 'effort_topic': '/effort_controller/commands',
                                 'urdf': os.path.join(ROOT, 'urdf',
                                                      'puma560.urdf')}],

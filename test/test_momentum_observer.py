@@ -481,3 +481,10 @@ def test_the_simulated_push_on_a_gripper_arm_is_estimated():
     # settled under the push by now.
     assert_close(observer.torques, tool.torques(simulator.q, WRENCH),
                  rtol=1e-3, what='push on the hand')
+
+
+def test_observe_runs_the_observer_over_samples():
+    pushed = run('ur5', push_on=0.2, moving=False, duration=0.4)
+    estimates = dr.observe(pushed.model, pushed.t, pushed.q, pushed.qd,
+                           pushed.tau, gain=GAIN)
+    assert np.array_equal(estimates, pushed.estimate)
