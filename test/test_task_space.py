@@ -307,6 +307,27 @@ def test_two_finger_hand_load_distribution():
     assert_close(total, T_u)
 
 
+def test_square_task_is_freemans_transfer():
+    """
+    A 6-joint arm with a 6-row task: Khatib's model is Freeman's ch. III.
+
+    Lambda = I*_qq = J^-T I* J^-1 (eq. 3-34), mu = x_dot^T P*_qqq x_dot
+    (3-35) and p = -T^L_q (3-36), with J, H the influence coefficients of
+    the tool frame (angular rows included: quasi-coordinates, whose H is
+    not symmetric; the quadratic forms use it as the acceleration does).
+    """
+    model, _ = oracle_for(example_arm_xml('ur5'))
+    q, qd, _, _ = states(model, 11, 1)[0]
+    G, H = dr.influence_coefficients(model, q, 'tool0')
+    I_star, P_star, T_load = dr.dynamics_coefficients(model, q)
+    I_q, P_q, T_q = dr.transfer_dynamics(I_star, P_star, G, H, T_load)
+    ts = dr.task_space(model, q, 'tool0', qd=qd)
+    assert_close(ts.Lambda, I_q)
+    assert_close(ts.mu, dr.quadratic(P_q, G @ qd))
+    assert_close(ts.p, -T_q)
+    assert np.abs(ts.mu).max() > 1e-3
+
+
 def test_mimic_model_task_space():
     """
     A Panda whose joints 7 and 5 follow 5 and 3 (a MimicModel, 5 coordinates).
