@@ -326,3 +326,25 @@ def test_command_line_identify_and_excite(panda, tmp_path, capsys):
     assert plan.joint_names == panda.joint_names
     assert plan.positions.shape == (201, 7)
     assert np.all(plan.positions <= panda.upper_limit)
+
+
+def test_simulator_applies_the_friction_model(panda):
+    """Simulator friction = an effort of -friction_torque(qd), step for step."""
+    friction = JointFriction(panda.joint_names, np.linspace(0.1, 0.7, 7),
+                             np.linspace(0.5, 1.1, 7), np.full(7, 9.0),
+                             smoothing=0.05)
+    q0 = 0.5 * (panda.lower_limit + panda.upper_limit)
+    qd0 = np.linspace(-1.0, 1.0, 7)
+    rubbing = dr.Simulator(panda, dt=1e-3, q0=q0, qd0=qd0)
+    rubbing.set_joint_friction(friction)
+    pushed = dr.Simulator(panda, dt=1e-3, q0=q0, qd0=qd0)
+    for _ in range(50):
+        rubbing.step(np.ones(7))
+        pushed.step(lambda t, q, qd: np.ones(7) - friction.torque(
+            qd, offset=False))
+    assert_close(rubbing.qd, pushed.qd, 1e-12, 'qd')
+    free = dr.Simulator(panda, dt=1e-3, q0=q0, qd0=qd0)
+    for _ in range(50):
+        free.step(np.ones(7))
+    # And it acted (the equality above is not two frictionless runs).
+    assert np.linalg.norm(rubbing.qd - free.qd) > 1e-2

@@ -30,7 +30,7 @@ the nominal one.
 import os
 
 import dynamics_ros as dr
-from dynamics_ros.dynamics.friction import friction_torque, read_friction
+from dynamics_ros.dynamics.friction import JointFriction, read_friction
 from dynamics_ros.dynamics.regressor import inertial_parameters
 from dynamics_ros.identification.base_parameters import \
     identification_regressor
@@ -50,29 +50,32 @@ DT = 1e-3
 
 
 def perturbed_arm(nominal, rng):
-    """Return the 'real' arm (inertias +-30 %, viscous) and its Coulomb."""
+    """Return the 'real' arm (inertias +-30 %) and its joint friction."""
     n = nominal.nq
     true = nominal.copy(
         mass=nominal.mass * rng.uniform(0.7, 1.3, n),
         com=nominal.com * rng.uniform(0.7, 1.3, (n, 3)),
         # A positive multiple of a physical inertia is physical.
-        inertia_com=nominal.inertia_com * rng.uniform(0.7, 1.3, (n, 1, 1)),
-        damping=rng.uniform(0.1, 0.5, n))
-    return true, rng.uniform(0.2, 1.0, n)
+        inertia_com=nominal.inertia_com * rng.uniform(0.7, 1.3, (n, 1, 1)))
+    friction = JointFriction(nominal.joint_names, rng.uniform(0.1, 0.5, n),
+                             rng.uniform(0.2, 1.0, n), smoothing=SMOOTHING)
+    return true, friction
 
 
-def drive(nominal, true, coulomb, trajectory, rng):
+def drive(nominal, true, friction, trajectory, rng):
     """
     Run the arm along ``trajectory``; return the recording (noisy effort).
 
     The controller (1 kHz, effort held over each step) is computed torque
-    on the nominal model; the plant's Coulomb friction is the same smooth
-    model the identification fits, applied at every integrator stage.
+    on the nominal model; the simulator applies the joint friction
+    (``Simulator.set_joint_friction``: the model the identification fits
+    and inverse_dynamics_node feeds forward) inside its dynamics.
     The effort recorded with the state at t_k is the mean of the efforts
     held before and after t_k (the torque at t_k of a step input).
     """
     q0, qd0, _ = trajectory.evaluate([0.0])
     simulator = dr.Simulator(true, dt=DT, q0=q0[0], qd0=qd0[0])
+    simulator.set_joint_friction(friction)
     steps = int(round(PERIODS * trajectory.period / DT))
     Q, QD, QDD = trajectory.evaluate(np.arange(steps) * DT)
     times, positions, efforts = [], [], []
@@ -84,8 +87,7 @@ def drive(nominal, true, coulomb, trajectory, rng):
         times.append(simulator.t)
         positions.append(q.copy())
         efforts.append(effort)
-        simulator.step(lambda t, q, qd, effort=effort: effort - (
-            friction_torque(qd, 0.0, coulomb, smoothing=SMOOTHING)))
+        simulator.step(effort)
     efforts = np.array(efforts)
     efforts[1:] = 0.5 * (efforts[1:] + efforts[:-1])
     efforts += rng.normal(0.0, NOISE, efforts.shape)
@@ -100,10 +102,10 @@ def run(tmp_path_factory):
     xml = example_arm_xml('panda')
     nominal = dr.load_urdf(xml)
     rng = np.random.default_rng(18)
-    true, coulomb = perturbed_arm(nominal, rng)
+    true, friction = perturbed_arm(nominal, rng)
     trajectory, condition = optimize_excitation(nominal, iterations=15,
                                                 restarts=1, seed=1)
-    recording = drive(nominal, true, coulomb, trajectory, rng)
+    recording = drive(nominal, true, friction, trajectory, rng)
     bags = {}
     for storage in ('sqlite3', 'mcap'):
         bags[storage] = str(folder / ('arm_' + storage))
@@ -111,12 +113,13 @@ def run(tmp_path_factory):
     from_bag = read_recording(bags['mcap'], nominal.joint_names)
     result = identify(nominal, from_bag, smoothing=SMOOTHING)
     urdf = str(folder / 'identified.urdf')
-    friction = str(folder / 'friction.yaml')
-    notes = write_outputs(result, nominal, xml, urdf, friction,
+    friction_path = str(folder / 'friction.yaml')
+    notes = write_outputs(result, nominal, xml, urdf, friction_path,
                           str(folder / 'report'), 'simulated arm')
-    return dict(nominal=nominal, true=true, coulomb=coulomb, result=result,
-                recording=recording, bags=bags, urdf=urdf, friction=friction,
-                folder=folder, notes=notes, condition=condition)
+    return dict(nominal=nominal, true=true, true_friction=friction,
+                result=result, recording=recording, bags=bags, urdf=urdf,
+                friction=friction_path, folder=folder, notes=notes,
+                condition=condition)
 
 
 def test_bags_hold_the_recording(run):
@@ -155,7 +158,8 @@ def test_base_parameters_within_two_percent(run):
     """
     result, true = run['result'], run['true']
     n = true.nq
-    friction = np.column_stack((true.damping, run['coulomb'], np.zeros(n)))
+    plant = run['true_friction']
+    friction = np.column_stack((plant.viscous, plant.coulomb, np.zeros(n)))
     truth = result.base.values(np.concatenate((inertial_parameters(true),
                                                friction.ravel())))
     found = result.base_identified
@@ -192,8 +196,7 @@ def gravity_drift(true, model, seconds=1.0):
     lower = np.where(np.isfinite(true.lower_limit), true.lower_limit, -1.0)
     upper = np.where(np.isfinite(true.upper_limit), true.upper_limit, 1.0)
     rest = 0.5 * (lower + upper) + 0.3
-    plant = true.copy(friction=np.zeros(true.nq))
-    simulator = dr.Simulator(plant, dt=DT, q0=rest)
+    simulator = dr.Simulator(true, dt=DT, q0=rest)
     drift = 0.0
     for _ in range(int(seconds / DT)):
         simulator.step(dr.gravity_torques(model, simulator.q))

@@ -244,6 +244,7 @@ BAD_OWN = {
         'effort_limit_scale': [0.0, -1.0, NAN, INF, 1e308, -1e-12],
         'effort_limits': [[1.0] * 3, [-1.0] * 7, [NAN] * 7, [0.0] * 7,
                           ['a'] * 7, [True] * 7, NOT_SET],
+        'friction_file': ['/nonexistent/friction.yaml', LONG, '/', 1.0],
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],

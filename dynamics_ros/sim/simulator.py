@@ -264,6 +264,7 @@ class Simulator:
         self.compiled = compiled_step(self)
         self.no_effort = np.zeros(model.nq)
         self.external_wrench = None   # (link, [moment; force]) or None
+        self.joint_friction = None    # set_joint_friction
         self.start_time = float(start_time)
         self.steps = 0
         self.reset(keep_time=True)
@@ -584,7 +585,9 @@ class Simulator:
             self._split_damping()   # the model's damping was assigned
         push = None if self.external_wrench is None else \
             self.external_torques()
-        if push is None and self.compiled is not None and \
+        friction = self.joint_friction
+        if push is None and friction is None and \
+                self.compiled is not None and \
                 not callable(effort) and fast.ENABLED and \
                 self._compiled_step(effort, damping):
             return
@@ -600,11 +603,26 @@ class Simulator:
             effort = source(time, z[:n], zd[:n])
             if push is not None:
                 effort = effort + push
+            if friction is not None:
+                effort = effort - friction.torque(zd[:n], offset=False)
             return self.acceleration(z, zd, effort)
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
         z, zd = self._constrain(self.z, self.zd, z, zd, damping)
         self._finish(t, z, zd)
+
+    def set_joint_friction(self, friction=None):
+        """
+        Apply identified joint friction from the next step on (None: none).
+
+        A ``dynamics.friction.JointFriction`` (by joint name; joints it does
+        not name get none): viscous plus tanh-smoothed Coulomb friction, the
+        formula inverse_dynamics_node adds to its feed-forward, inside the
+        integrated dynamics (a Python step).  URDF <dynamics> damping and
+        friction act as before, besides it.
+        """
+        self.joint_friction = None if friction is None else \
+            friction.select(list(self.model.joint_names))
 
     def set_external_wrench(self, link=None, wrench=None):
         """
