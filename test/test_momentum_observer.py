@@ -329,7 +329,9 @@ def test_bad_samples_raise_and_change_nothing():
             ((0.1, q0[:5], zero, zero), 'q must have 6 values'),
             ((0.1, q0, zero, np.r_[zero[:5], np.nan]), 'tau must be finite'),
             ((np.nan, q0, zero, zero), 'sample time must be finite'),
-            ((0.1, q0, np.full(7, 0.0), zero), 'qd must have 6 values')):
+            ((0.1, q0, np.full(7, 0.0), zero), 'qd must have 6 values'),
+            # Finite, but the model's terms overflow: no NaN estimate.
+            ((0.1, q0, np.full(6, 1e200), zero), 'not finite')):
         with pytest.raises(ValueError, match=words):
             observer.update(*args)
     assert observer.samples == 1 and observer.time == 0.0

@@ -185,45 +185,62 @@ class MomentumObserver:
         """Return the time of the last sample used (None before the first)."""
         return None if self.previous is None else self.previous[0]
 
-    def _vector(self, value, what):
-        array = np.asarray(value, dtype=float).reshape(-1)
-        if array.shape != (self.nq,):
-            raise ValueError('%s must have %d values (joints %s), got %d' % (
-                what, self.nq, ', '.join(self.model.joint_names), array.size))
-        if not np.isfinite(array.sum()):
-            raise ValueError('%s must be finite, got %s' % (what, array))
-        return array
+    def _vectors(self, q, qd, tau):
+        """Return copies of q, qd, tau as (nq,) floats (else ValueError)."""
+        arrays = []
+        for value, what in ((q, 'q'), (qd, 'qd'), (tau, 'tau')):
+            # A copy: the sample is kept for the next interval, and the
+            # caller may reuse its arrays.
+            array = np.array(value, dtype=float).reshape(-1)
+            if array.shape != (self.nq,):
+                raise ValueError('%s must have %d values (joints %s), got %d'
+                                 % (what, self.nq, ', '.join(
+                                     self.model.joint_names), array.size))
+            arrays.append(array)
+        q, qd, tau = arrays
+        # One sum is finite exactly when every term is (inf - inf is nan).
+        if not np.isfinite(q.sum() + qd.sum() + tau.sum()):
+            for array, what in ((q, 'q'), (qd, 'qd'), (tau, 'tau')):
+                if not np.all(np.isfinite(array)):
+                    raise ValueError('%s must be finite, got %s' % (
+                        what, array))
+        return q, qd, tau
 
     def update(self, t, q, qd, tau):
         """
         Take the sample (t, q, qd, tau_measured); return the Estimate.
 
         ``t`` in seconds (any origin), the arrays in model order.  Raises
-        ValueError for wrong sizes or non-finite values (the state is then
-        unchanged).
+        ValueError for wrong sizes or non-finite values, or when the model
+        gives a non-finite estimate for them (huge velocities); the state
+        is then unchanged.
         """
         t = float(t)
         if not np.isfinite(t):
             raise ValueError('sample time must be finite, got %r' % t)
-        q = self._vector(q, 'q')
-        qd = self._vector(qd, 'qd')
-        tau = self._vector(tau, 'tau')
-        if self.previous is not None and not t > self.previous[0]:
+        q, qd, tau = self._vectors(q, qd, tau)
+        previous = self.previous
+        if previous is not None and not t > previous[0]:
             return Estimate(t, self.torques, (
                 'sample at t = %.9f s is not after the previous one (%.9f s):'
-                ' ignored' % (t, self.previous[0])))
+                ' ignored' % (t, previous[0])))
         M = mass_matrix(self.model, q)
         h = bias_forces(self.model, q, qd)
         if self.damping is not None:
             h = h + self.damping * qd
-        if not (np.isfinite(M.sum()) and np.isfinite(h.sum())):
-            raise ValueError('the model gives non-finite M or h at q = %s, '
-                             'qd = %s' % (q, qd))
         note = None
-        if self.previous is not None:
-            t0, qd0, M0, h0, tau0 = self.previous
+        residual, filtered = self.residual, self.filtered
+        if previous is None:
+            if not np.isfinite(M.sum() + h.sum()):
+                raise ValueError('the model gives non-finite M or h at q = '
+                                 '%s, qd = %s' % (q, qd))
+        else:
+            t0, qd0, M0, h0, tau0 = previous
             dt = t - t0
             if dt > self.max_gap:
+                if not np.isfinite(M.sum() + h.sum()):
+                    raise ValueError('the model gives non-finite M or h at '
+                                     'q = %s, qd = %s' % (q, qd))
                 self.restarts += 1
                 note = ('gap of %.6g s since the previous sample (more than '
                         'max_gap %.6g s): integral restarted from this '
@@ -231,20 +248,25 @@ class MomentumObserver:
             else:
                 delta = 0.5 * ((M + M0) @ (qd - qd0)
                                + dt * ((h + h0) - (tau + tau0)))
-                self._advance(delta, dt)
+                residual, filtered = self._advance(delta, dt)
+                if not np.isfinite(residual.sum() + filtered.sum()):
+                    raise ValueError('the estimate is not finite at q = %s, '
+                                     'qd = %s, tau = %s' % (q, qd, tau))
+        self.residual, self.filtered = residual, filtered
         self.previous = (t, qd, M, h, tau)
         self.samples += 1
         return Estimate(t, self.torques, note)
 
     def _advance(self, delta, dt):
-        """Tustin step of the residual (and of its filter for order 2)."""
+        """Return the Tustin step of the residual and of its filter."""
         half = 0.5 * dt * self.gain
         residual = ((1.0 - half) * self.residual + self.gain * delta) \
             / (1.0 + half)
+        filtered = self.filtered
         if self.order == 2:
-            self.filtered = ((1.0 - half) * self.filtered
-                             + half * (residual + self.residual)) / (1.0 + half)
-        self.residual = residual
+            filtered = ((1.0 - half) * self.filtered
+                        + half * (residual + self.residual)) / (1.0 + half)
+        return residual, filtered
 
 
 def observe(model, t, q, qd, tau, gain=DEFAULT_GAIN, order=1,
