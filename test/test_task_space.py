@@ -16,7 +16,9 @@
 Task-space dynamics of redundant arms and Freeman's ch. IV transfers.
 
 Oracles: Pinocchio's Jacobians (computeJointJacobians, getFrameJacobian)
-and mass matrix (crba) give Lambda = (J M^-1 J^T)^-1, J_bar and N to 1e-9;
+and mass matrix (crba) give Lambda = (J M^-1 J^T)^-1, J_bar and N to 1e-9
+(Panda, UR5 with its full and its position task, xArm7 and a random
+7-joint chain);
 central differences of J along qd give J_dot qd for the task equation
 Lambda x_ddot + mu + p = F checked through Pinocchio's forward dynamics
 (1e-6: the central-difference error of J_dot at step 1e-6 is ~1e-9 of J's
@@ -43,6 +45,7 @@ ARMS = [  # name, URDF, task link, task rows
     ('panda', example_arm_xml('panda'), 'panda_hand', 'all'),
     ('ur5', example_arm_xml('ur5'), 'tool0', 'all'),
     ('ur5_position', example_arm_xml('ur5'), 'tool0', 'linear'),
+    ('xarm7', example_arm_xml('xarm7'), 'link_eef', 'all'),
     ('chain7', random_urdf(71, n_movable=7, prismatic=False,
                            continuous=False), None, 'all'),
 ]
