@@ -26,17 +26,13 @@ import numpy as np
 
 from . import mimic_dynamics
 from .dispatch import dispatch, Operation, TORQUE
-from .rnea import base_acceleration, external_forces, force_cross, \
-    motion_cross
-from ..model.joints import as_vector, parent_transforms
+from .rnea import base_acceleration, force_cross, motion_cross, one_state
+from ..model.joints import parent_transforms
 
 
 def reference_forward_dynamics(model, q, qd, tau, f_ext=None):
     """Forward dynamics of one state in numpy: the reference path."""
-    q = as_vector(model, q, 'q')
-    qd = as_vector(model, qd, 'qd')
-    tau = as_vector(model, tau, 'tau')
-    f_ext = external_forces(model, f_ext)
+    q, qd, tau, f_ext = one_state(model, q, qd, tau, 'tau', f_ext)
     n = model.nq
     S, parent = model.motion_subspace, model.parent
     Xup = parent_transforms(model, q)
@@ -87,11 +83,7 @@ def forward_dynamics(model, q, qd, tau, f_ext=None, *, out=None):
     """
     Joint accelerations qdd = M(q)^-1 (tau + J^T f_ext - h(q, qd)).
 
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give qdd of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
-    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_forward_dynamics``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    ``f_ext`` as for ``inverse_dynamics``; qdd is (N, nq) for a batch
+    (see ``dynamics_ros.dynamics`` for batches and ``out``).
     """
     return dispatch(FORWARD_DYNAMICS, model, (q, qd, tau), f_ext, out)

@@ -57,27 +57,23 @@ def reference_forward_dynamics_derivatives(model, q, qd, tau, f_ext=None):
     return -Minv @ dtau_dq, -Minv @ dtau_dqd, Minv
 
 
+# Mimic models: ABA's recursion cannot follow a coupling (mimic_dynamics).
 FORWARD_DYNAMICS_DERIVATIVES = Operation(
     reference=reference_forward_dynamics_derivatives,
+    arguments=('q', 'qd', 'tau'), forces=True, inverts_inertia=True,
     kernel='aba_derivatives.forward_dynamics_derivatives',
-    arguments=('q', 'qd', 'tau'), results=(MATRIX, MATRIX, MATRIX),
-    forces=True, coupled=mimic_dynamics.forward_dynamics_derivatives,
-    inverts_inertia=True)
+    results=(MATRIX, MATRIX, MATRIX),
+    coupled=mimic_dynamics.forward_dynamics_derivatives)
 
 
 @FORWARD_DYNAMICS_DERIVATIVES.public
-def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None, *,
-                                 out=None):
+def forward_dynamics_derivatives(model, q, qd, tau, f_ext=None, *, out=None):
     """
     Partial derivatives of ``forward_dynamics`` at (q, qd, tau).
 
     Returns ``(dqdd_dq, dqdd_dqd, Minv)``, each (nq, nq), where
     ``Minv = dqdd/dtau``; the same as Pinocchio's computeABADerivatives.
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give three (N, nq, nq) arrays; f_ext is then (nq, 6) or
-    (N, nq, 6).
-    ``out``: a tuple of arrays to write the results into (and return),
-    each float64, C-contiguous and of its result's shape.
+    Stacked (N, nq, nq) for a batch, and ``out`` a tuple of 3 arrays.
     """
     return dispatch(FORWARD_DYNAMICS_DERIVATIVES, model, (q, qd, tau), f_ext,
                     out)

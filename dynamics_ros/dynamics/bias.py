@@ -49,10 +49,7 @@ def bias_forces(model, q, qd, *, out=None):
     """
     Return h(q, qd) = C(q, qd) qd + g(q): the torques for zero qdd.
 
-    A batch (q or qd of shape (N, nq)) gives (N, nq).  Compiled when numba
-    is installed, else ``reference_bias_forces``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    h is (N, nq) for a batch (``dynamics_ros.dynamics``: batches, out=).
     """
     return dispatch(BIAS_FORCES, model, (q, qd), out=out)
 
@@ -62,9 +59,6 @@ def gravity_torques(model, q, *, out=None):
     """
     Return g(q): the torques that hold the arm still against gravity.
 
-    A batch of q, (N, nq), gives (N, nq).  Compiled when numba is installed,
-    else ``reference_gravity_torques``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    g is (N, nq) for a batch of q (batches and ``out``: see the package).
     """
     return dispatch(GRAVITY_TORQUES, model, (q,), out=out)

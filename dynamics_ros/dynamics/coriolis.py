@@ -98,11 +98,7 @@ def coriolis_matrix(model, q, qd, *, out=None):
     """
     Coriolis/centrifugal matrix C with C qd = h - g, dM/dt - 2C skew.
 
-    A batch (q or qd of shape (N, nq)) gives (N, nq, nq).  Runs compiled
-    (``dynamics_ros.fast.coriolis``: C = 1/2 dtau/dqd from root-frame
-    subtree sums) when numba is installed, else
-    ``reference_coriolis_matrix``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    (N, nq, nq) for a batch.  Compiled: ``dynamics_ros.fast.coriolis``
+    (C = 1/2 dtau/dqd from root-frame subtree sums).
     """
     return dispatch(CORIOLIS_MATRIX, model, (q, qd), out=out)

@@ -58,10 +58,6 @@ def mass_matrix(model, q, *, out=None):
     """
     Symmetric positive-definite joint-space inertia M(q), (nq, nq).
 
-    A batch of q, (N, nq), gives (N, nq, nq).  Runs compiled
-    (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_mass_matrix``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    (N, nq, nq) for a batch of q; ``out`` takes an array of that shape.
     """
     return dispatch(MASS_MATRIX, model, (q,), out=out)

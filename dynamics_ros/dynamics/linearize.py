@@ -210,10 +210,7 @@ def linearize(model, q, qd, tau, dt=None, *, out=None):
     (dx/dt = A x + B u) when ``dt`` is None, else the zero-order-hold
     discrete model x[k+1] = A x[k] + B u[k] with sample time ``dt``.  Joint
     damping and armature of the model enter A and B (see the module notes).
-    A batch: q, qd, tau of shape (N, nq) (an (nq,) one is shared by all N
-    states) give A (N, 2nq, 2nq) and B (N, 2nq, nq).
-    ``out``: a tuple of arrays to write the results into (and return),
-    each float64, C-contiguous and of its result's shape.
+    A batch gives A (N, 2nq, 2nq) and B (N, 2nq, nq); ``out`` is (A, B).
     """
     if dt is None:
         return dispatch(LINEARIZE, model, (q, qd, tau), out=out)

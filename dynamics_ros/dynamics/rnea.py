@@ -62,6 +62,17 @@ def external_forces(model, f_ext):
     return f_ext
 
 
+def one_state(model, q, qd, third, name, f_ext):
+    """
+    Check the arguments of one state: (q, qd, third, f_ext) as arrays.
+
+    ``third`` (qdd or tau) is named ``name`` in errors; ``f_ext`` stays
+    None for no wrenches.
+    """
+    return (as_vector(model, q, 'q'), as_vector(model, qd, 'qd'),
+            as_vector(model, third, name), external_forces(model, f_ext))
+
+
 def base_acceleration(model):
     """Spatial acceleration of the fixed base that stands in for gravity."""
     return np.concatenate((np.zeros(3), -model.gravity))
@@ -69,10 +80,7 @@ def base_acceleration(model):
 
 def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
     """Inverse dynamics of one state in numpy: the reference path."""
-    q = as_vector(model, q, 'q')
-    qd = as_vector(model, qd, 'qd')
-    qdd = as_vector(model, qdd, 'qdd')
-    f_ext = external_forces(model, f_ext)
+    q, qd, qdd, f_ext = one_state(model, q, qd, qdd, 'qdd', f_ext)
     n = model.nq
     S, inertia, parent = model.motion_subspace, model.spatial_inertia, \
         model.parent
@@ -113,11 +121,6 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None, *, out=None):
 
     ``f_ext[i]`` is the wrench [moment; force] applied *to* body i, in body
     i's frame about its origin.  Joint armature adds ``armature * qdd``.
-    A batch: q, qd, qdd of shape (N, nq) (an (nq,) one is shared by all N
-    states) give tau of shape (N, nq); f_ext is then (nq, 6) or (N, nq, 6).
-    Runs compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_inverse_dynamics``.
-    ``out``: an array to write the result into (and return), float64,
-    C-contiguous and of the result's shape.
+    tau is (N, nq) for a batch (``dynamics_ros.dynamics``: batches, out=).
     """
     return dispatch(INVERSE_DYNAMICS, model, (q, qd, qdd), f_ext, out)

@@ -45,8 +45,8 @@ root-frame composites, entry by entry, as Pinocchio does.
 import numpy as np
 
 from .dispatch import dispatch, MATRIX, Operation
-from .rnea import base_acceleration, external_forces, force_cross
-from ..model.joints import as_vector, parent_transforms
+from .rnea import base_acceleration, force_cross, one_state
+from ..model.joints import parent_transforms
 from ..spatial import cross_motion, skew
 
 
@@ -66,14 +66,11 @@ def force_bar(h):
 
 def reference_inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None):
     """Inverse-dynamics Jacobians of one state in numpy: the reference."""
-    q = as_vector(model, q, 'q')
-    qd = as_vector(model, qd, 'qd')
-    qdd = as_vector(model, qdd, 'qdd')
-    f_ext = external_forces(model, f_ext)
+    q, qd, qdd, f_ext = one_state(model, q, qd, qdd, 'qdd', f_ext)
+    Xup = parent_transforms(model, q)
     n = model.nq
     S, inertia, parent = model.motion_subspace, model.spatial_inertia, \
         model.parent
-    Xup = parent_transforms(model, q)
     v = np.zeros((n, 6))
     a = np.zeros((n, 6))
     f = np.zeros((n, 6))
@@ -139,13 +136,8 @@ def inverse_dynamics_derivatives(model, q, qd, qdd, f_ext=None, *,
     ``dtau_dq[i, j] = d tau_i / d q_j`` and ``M = d tau / d qdd`` the
     joint-space inertia (armature included).  ``f_ext`` are the same
     body-frame wrenches ``inverse_dynamics`` takes; fixed in their bodies,
-    they enter the derivatives through the transforms only.  A batch: q,
-    qd, qdd of shape (N, nq) (an (nq,) one is shared by all N states) give
-    three (N, nq, nq) arrays; f_ext is then (nq, 6) or (N, nq, 6).  Runs
-    compiled (``dynamics_ros.fast``) when numba is installed, else
-    ``reference_inverse_dynamics_derivatives``.
-    ``out``: a tuple of arrays to write the results into (and return),
-    each float64, C-contiguous and of its result's shape.
+    they enter the derivatives through the transforms only.  Three
+    (N, nq, nq) arrays for a batch; ``out`` is then a tuple of three.
     """
     return dispatch(INVERSE_DYNAMICS_DERIVATIVES, model, (q, qd, qdd), f_ext,
                     out)

@@ -348,7 +348,15 @@ class KaneGenerator:
             'kane_equations().',
             '# Machine-written expressions are exempt from style checks:',
             '# flake8: noqa',
-            '"""Kane\'s explicit equations of motion (generated)."""',
+            '"""',
+            "Kane's explicit equations of motion of %r: generated code."
+            % model.name, '',
+            'Written by dynamics_ros.formulations.kane.kane_source(model, %r)'
+            % self.speeds,
+            "(for the shipped Stanford Arm: write_stanford_module()): Kane's",
+            'method carried out in sympy, its expressions printed as',
+            'straight-line Python.  Do not edit; regenerate instead.',
+            '"""',
             '', 'from math import cos, sin', '', 'import numpy as np', '',
             'JOINT_NAMES = %r' % list(model.joint_names),
             'SPEEDS = %r' % self.speeds,

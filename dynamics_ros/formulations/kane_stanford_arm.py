@@ -16,7 +16,14 @@
 # Do not edit: regenerate with write_stanford_module() or kane_equations().
 # Machine-written expressions are exempt from style checks:
 # flake8: noqa
-"""Kane's explicit equations of motion (generated)."""
+"""
+Kane's explicit equations of motion of 'stanford_arm': generated code.
+
+Written by dynamics_ros.formulations.kane.kane_source(model, 'stanford')
+(for the shipped Stanford Arm: write_stanford_module()): Kane's
+method carried out in sympy, its expressions printed as
+straight-line Python.  Do not edit; regenerate instead.
+"""
 
 from math import cos, sin
 

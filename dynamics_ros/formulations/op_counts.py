@@ -47,7 +47,11 @@ from ..model.robot_model import REVOLUTE
 
 @dataclass
 class Count:
-    """Operations of one run: multiplications, additions, divisions, trig."""
+    """
+    Operations of one run: multiplications, additions, divisions, trig.
+
+    Divisions are among the multiplications too (module notes).
+    """
 
     mults: int = 0
     adds: int = 0

@@ -85,6 +85,11 @@ def resolve_mimic(tree, mimic):
     return independent, G, offset
 
 
+def tree_attribute(name, doc):
+    """Return a read-only property: the tree's attribute ``name``."""
+    return property(lambda model: getattr(model.tree, name), doc=doc)
+
+
 class MimicModel(Coordinates):
     """
     A RobotModel in independent coordinates: mimic joints are dependent.
@@ -158,30 +163,15 @@ class MimicModel(Coordinates):
     def gravity(self, value):
         self.tree.gravity = np.asarray(value, dtype=float).reshape(3)
 
-    @property
-    def name(self):
-        """Return the robot's name."""
-        return self.tree.name
-
-    @property
-    def root_link(self):
-        """Return the link that is the fixed base."""
-        return self.tree.root_link
-
-    @property
-    def frames(self):
-        """Return link -> (tree body, rotation, translation)."""
-        return self.tree.frames
-
-    @property
-    def total_mass(self):
-        """Return the mass of all moving bodies."""
-        return self.tree.total_mass
-
-    @property
-    def full_joint_names(self):
-        """Return every movable joint's name, mimic joints included."""
-        return self.tree.joint_names
+    # Read from the tree as they are.
+    name = tree_attribute('name', "The robot's name.")
+    root_link = tree_attribute('root_link', 'The link that is the fixed base.')
+    frames = tree_attribute('frames',
+                            'Link -> (tree body, rotation, translation).')
+    total_mass = tree_attribute('total_mass',
+                                'The mass of all moving bodies.')
+    full_joint_names = tree_attribute(
+        'joint_names', "Every movable joint's name, mimic joints included.")
 
     def full_positions(self, q):
         """Positions of every movable joint: G q + offset ((N, nq) too)."""
