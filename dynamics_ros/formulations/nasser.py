@@ -96,6 +96,53 @@ def align_z(axis):
     return np.column_stack((x, np.cross(axis, x), axis))
 
 
+def carry_articulated(A, k, inverse_D, R, P):
+    """
+    Return P R* gamma G A* R*^T P^T (eq. 2.1.19.4) in 3x3 blocks.
+
+    Without rotor inertia (J^a = 0), gamma G A* = A* - a a^T / D with
+    a = A* Z (column k of A*, D = a_k given as ``inverse_D`` = 1 / D),
+    and its row and column k are zero: it is
+    symmetric, like A*.  Its blocks X11, X12, X22 are turned, Y = R X R^T
+    (of the symmetric X11 and X22 only the upper triangles are formed), and
+    shifted by P6 = [[I, 0], [P~, I]]: [[Y11, Z12], [Z12^T, Z22]] with
+    Z12 = Y11 P~^T + Y12 and Z22 = Z12^T P~^T + P~ Y12 + Y22 (symmetric).
+    The same matrix as the 6x6 products, with Nasser's 3x3 blocks.
+    """
+    a = [A[r][k] for r in range(6)]
+    b = [a[r] * inverse_D for r in range(6)]      # 1 / D = 1 / a_k
+    X = [[0.0] * 6 for _ in range(6)]
+    for r in range(6):
+        for c in range(r, 6):
+            if r != k and c != k:
+                X[r][c] = X[c][r] = A[r][c] - b[r] * a[c]
+    X = np.array(X)
+    Y11 = _turn_symmetric(R, X[:3, :3])
+    Y12 = R @ X[:3, 3:] @ R.T
+    Y22 = _turn_symmetric(R, X[3:, 3:])
+    Px = skew(P)
+    Z12 = Y11 @ Px.T + Y12
+    Z22 = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for c in range(r, 3):
+            Z22[r][c] = Z22[c][r] = (
+                Z12[0][r] * Px[c][0] + Z12[1][r] * Px[c][1]
+                + Z12[2][r] * Px[c][2] + Px[r][0] * Y12[0][c]
+                + Px[r][1] * Y12[1][c] + Px[r][2] * Y12[2][c] + Y22[r][c])
+    return block(Y11, Z12, Z12.T, np.array(Z22))
+
+
+def _turn_symmetric(R, S):
+    """Return R S R^T of a symmetric S, forming its upper triangle only."""
+    T = R @ S
+    out = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for c in range(r, 3):
+            out[r][c] = out[c][r] = (T[r][0] * R[c][0] + T[r][1] * R[c][1]
+                                     + T[r][2] * R[c][2])
+    return np.array(out)
+
+
 class NasserLinks:
     """
     Constant data of a RobotModel in Nasser's proximal-joint frames.
@@ -247,14 +294,20 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
         Zi = Z[i]
         u = (1.0 + Ja[i]) * Zi + A_star[i] @ Zi
         D = Ja[i] + Zi @ (A_star[i] @ Zi)
-        G[i] = Z6 - np.outer(u, Zi) * (1.0 / D)        # L_i^-1, closed form
+        inverse_D = 1.0 / D
+        G[i] = Z6 - np.outer(u, Zi) * inverse_D         # L_i^-1, closed form
         p = links.parent[i]
         if p < 0:
             continue
         gamma = Z6 - np.outer(Zi, Zi)
         P6, R6 = shift(P_child[i]), rotation6(R_child[i])
-        carried = R6 @ (gamma @ (G[i] @ A_star[i])) @ R6.T
-        A_to_parent = P6 @ carried @ P6.T                          # 2.1.19.4
+        if Ja[i] == 0:
+            A_to_parent = carry_articulated(
+                A_star[i], 5 if links.revolute[i] else 2, inverse_D,
+                R_child[i], P_child[i])                            # 2.1.19.4
+        else:
+            carried = R6 @ (gamma @ (G[i] @ A_star[i])) @ R6.T
+            A_to_parent = P6 @ carried @ P6.T                      # 2.1.19.4
         B_to_parent = R6 @ (gamma @ (G[i] @ B_star[i]))           # 2.1.19.7
         B_star_to_parent = (P6 @ B_to_parent
                             + A_to_parent @ sigma_star[p][i])     # 2.1.19.6
