@@ -212,6 +212,8 @@ def bad_messages():
     unknown.name[3] = 'no_such_joint'
     twice = state(t, GRAVITY)
     twice.name[1] = twice.name[0]
+    huge = state(t, GRAVITY)
+    huge.velocity[0] = 1e200   # finite, but the model's terms overflow
     empty = JointState()
     return [('no effort', no_effort, 'no effort'),
             ('no velocity', no_velocity, 'no velocity'),
@@ -221,6 +223,7 @@ def bad_messages():
             ('missing joint', missing, 'missing joints'),
             ('unknown name', unknown, 'no_such_joint'),
             ('duplicate name', twice, 'twice'),
+            ('overflowing velocity', huge, 'non-finite M or h'),
             ('empty', empty, 'no joint names')]
 
 
