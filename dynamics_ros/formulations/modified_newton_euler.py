@@ -57,6 +57,19 @@ def trace_vector(AK):
                      AK[1, 0] - AK[0, 1]])
 
 
+def trace_vector_of(A, K):
+    """
+    Return Tr{A K sigma^t} forming only the six entries of A K it needs.
+
+    The diagonal of A K does not enter eq. 5.2: with a diagonal K
+    (principal axes) this is Turney's 6 multiplications, with a full K 18.
+    """
+    def entry(r, c):
+        return A[r][0] * K[0][c] + A[r][1] * K[1][c] + A[r][2] * K[2][c]
+    return np.array([entry(2, 1) - entry(1, 2), entry(0, 2) - entry(2, 0),
+                     entry(1, 0) - entry(0, 1)])
+
+
 def modified_newton_euler_inverse_dynamics(model, q, qd, qdd, gravity=True):
     """
     Return joint torques by Turney's modified Newton-Euler (eqs. 5.1-5.2).
@@ -103,7 +116,7 @@ def modified_newton_euler_inverse_dynamics(model, q, qd, qdd, gravity=True):
         else:
             force_out, moment_out = R_next @ force, R_next @ moment
         force = inertial_force + force_out                            # 5.1
-        moment = (trace_vector(A @ k_matrix(chain.inertia[i]))
+        moment = (trace_vector_of(A, k_matrix(chain.inertia[i]))
                   + np.cross(r + chain.com[i], inertial_force)
                   + np.cross(r, force_out) + moment_out)              # 5.2
         axis = R.T @ z

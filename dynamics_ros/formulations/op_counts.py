@@ -424,7 +424,8 @@ TURNEY_TERMS = {
          ('accel', 'carried', 'inertial_force')),
         ('f_i, Tr{A K sigma^t}, m(r + r-bar) x a-bar, r x R f, R n, '
          'add n', (36, -9), (39, -9),
-         ('force', 'moment', 'trace_vector()', '(force_out, moment_out)')),
+         ('force', 'moment', 'trace_vector_of()', 'entry()',
+          '(force_out, moment_out)')),
         ('(not counted) tau_i = z . n_i', (0, 0), (0, 0), ('tau[i]',)),
         ('(not counted) cos, sin and R_i', (0, 0), (0, 0), ('(c, s, d)', 'R')),
     ],
