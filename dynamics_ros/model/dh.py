@@ -45,7 +45,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .mimic_model import MimicModel
-from .robot_model import PRISMATIC, REVOLUTE, RobotModel
+from .robot_model import JOINT_DEFAULTS, PRISMATIC, REVOLUTE, RobotModel
 from ..errors import ModelError
 
 CONVENTIONS = ('standard', 'modified')
@@ -189,15 +189,9 @@ class DHTable:
                 raise ModelError('DH table: %s has %d names for %d rows' % (
                     label, len(names), n))
         self.gravity = np.asarray(self.gravity, dtype=float).reshape(3)
-        self.continuous = _per_joint(self.continuous, n, False, 'continuous',
-                                     bool)
-        for name, default in (('lower_limit', -np.inf),
-                              ('upper_limit', np.inf),
-                              ('velocity_limit', np.inf),
-                              ('effort_limit', np.inf), ('damping', 0.0),
-                              ('friction', 0.0), ('armature', 0.0)):
+        for name, default, dtype in JOINT_DEFAULTS:
             setattr(self, name, _per_joint(getattr(self, name), n, default,
-                                           name))
+                                           name, dtype))
         for name in ('a', 'alpha', 'd', 'theta'):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ModelError('DH table: %s has non-finite values %s' % (

@@ -34,6 +34,13 @@ PRISMATIC = 1
 PACKED_MODEL = '_packed_model'
 # Attribute where dynamics.crba keeps the joints that move no mass.
 DERIVED_CACHE = '_massless_joints'
+# The optional per-joint properties of a model description (RobotModel,
+# DHTable): name, value when not given, type.
+JOINT_DEFAULTS = (
+    ('continuous', False, bool), ('lower_limit', -np.inf, float),
+    ('upper_limit', np.inf, float), ('velocity_limit', np.inf, float),
+    ('effort_limit', np.inf, float), ('damping', 0.0, float),
+    ('friction', 0.0, float), ('armature', 0.0, float))
 
 
 class Coordinates:
@@ -111,20 +118,10 @@ class RobotModel(Coordinates):
         self.inertia_com = np.asarray(
             self.inertia_com, dtype=float).reshape(n, 3, 3)
         self.gravity = np.asarray(self.gravity, dtype=float).reshape(3)
-        defaults = {
-            'continuous': np.zeros(n, dtype=bool),
-            'lower_limit': np.full(n, -np.inf),
-            'upper_limit': np.full(n, np.inf),
-            'velocity_limit': np.full(n, np.inf),
-            'effort_limit': np.full(n, np.inf),
-            'damping': np.zeros(n),
-            'friction': np.zeros(n),
-            'armature': np.zeros(n),
-        }
-        for name, default in defaults.items():
+        for name, default, dtype in JOINT_DEFAULTS:
             value = getattr(self, name)
-            value = default if value is None else np.asarray(
-                value, dtype=default.dtype).reshape(n)
+            value = np.full(n, default, dtype=dtype) if value is None else \
+                np.asarray(value, dtype=dtype).reshape(n)
             setattr(self, name, value)
         for i, p in enumerate(self.parent):
             if not -1 <= p < i:
