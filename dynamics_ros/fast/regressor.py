@@ -31,16 +31,15 @@ from numpy import ndarray
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .packing import AXIS_FRAME, GRAVITY, packed, PARENT
+from .packing import AXIS_FRAME, GRAVITY, packed, PARENT, work_columns
 from .samples import samples
 from .spatial import add, force_cross, force_to_parent, joint_component, \
     joint_frame, joint_motion, load12, load6, motion_cross, motion_to_child, \
     store, ZERO
 
 # Columns of a work row: joint frame, then v and a of the body.
-FRAME = 0
-VELOCITY = 12
-ACCELERATION = 18
+FRAME, VELOCITY, ACCELERATION = work_columns(
+    'regressor', FRAME=12, VELOCITY=6, ACCELERATION=6)
 PARAMETERS = 10
 
 
