@@ -238,6 +238,10 @@ def test_missing_joints_and_topic_are_named(panda, tmp_path):
         read_bag(path, panda.joint_names)
     with pytest.raises(IdentificationError, match="no topic '/states'"):
         read_bag(path, topic='states')
+    (tmp_path / 'notes.txt').write_text('not a bag', encoding='utf-8')
+    with pytest.raises(IdentificationError,
+                       match="bag 'notes.txt' cannot be read as a ROS 2 bag"):
+        read_recording(str(tmp_path / 'notes.txt'))
 
 
 def test_too_short_recording_is_refused(panda):

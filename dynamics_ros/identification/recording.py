@@ -120,8 +120,15 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
     if not os.path.exists(path):
         raise IdentificationError('%s: no such file or folder' % source)
     wanted = topic if topic.startswith('/') else '/' + topic
-    with AnyReader([Path(path)],
-                   default_typestore=get_typestore(Stores.LATEST)) as reader:
+    try:
+        reader = AnyReader([Path(path)],
+                           default_typestore=get_typestore(Stores.LATEST))
+        reader.open()
+    except Exception as error:  # noqa: B902 (rosbags' own and OS errors)
+        raise IdentificationError(
+            '%s cannot be read as a ROS 2 bag (sqlite3 or MCAP; a bag folder '
+            'or its .db3 / .mcap file): %s' % (source, str(error)[:200]))
+    try:
         connections = [c for c in reader.connections
                        if c.topic in (topic, wanted)]
         if not connections:
@@ -148,6 +155,8 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
                 stamps.append(t)
             for k, name in enumerate(names):
                 by_stamp[t][name] = (message.position[k], effort[k])
+    finally:
+        reader.close()
     if not stamps:
         raise IdentificationError('%s: no %s messages with positions on %r'
                                   % (source, JOINT_STATE, wanted))
