@@ -44,7 +44,8 @@ from .dynamics.regressor import inertial_parameters, \
 from .dynamics.rnea import inverse_dynamics
 from .dynamics.rnea_derivatives import inverse_dynamics_derivatives
 from .dynamics.task_space import overconstrained_transfer, \
-    redundant_transfer, task_space, TaskSpace, weighted_pseudo_inverse
+    platform_coefficients, redundant_transfer, task_space, TaskSpace, \
+    weighted_pseudo_inverse
 from .errors import ModelError, ModelWarning
 from .estimation.collision import CollisionDetector
 from .estimation.momentum_observer import MomentumObserver, observe
@@ -76,7 +77,8 @@ __all__ = [
     'transfer_dynamics', 'transfer_influence',
     'point_jerk', 'resolved_jerk', 'third_order_coefficients',
     # task space of redundant arms; Freeman's redundant/overconstrained
-    'TaskSpace', 'overconstrained_transfer', 'redundant_transfer',
+    'TaskSpace', 'overconstrained_transfer', 'platform_coefficients',
+    'redundant_transfer',
     'task_space', 'weighted_pseudo_inverse',
     # an arm on a base with prescribed motion; reaction loads (Nasser)
     'MovingBaseDynamics', 'moving_base_inverse_dynamics',

@@ -195,20 +195,19 @@ def test_redundant_partial_transfer_equals_inverse_dynamics():
     assert_close(I_qu, ts.J.T @ ts.Lambda)
 
 
-def planar_finger(base, lengths, contact, object_mass=0.0):
+def planar_finger(base, lengths, contact):
     """
     Planar R-R finger from ``base`` with a pin at the contact (3 joints).
 
-    The third joint is the contact pin; its link (an arm of the object
-    from the contact to the object's centre, length ``contact``) carries
-    ``object_mass`` at the centre with I = object_mass * 0.01.
+    The third joint is the contact pin; its link is a massless arm of the
+    object from the contact to the object's centre (length ``contact``).
     """
     n = 3
-    mass = np.array([0.3, 0.2, object_mass])
+    mass = np.array([0.3, 0.2, 0.0])
     com = np.array([[lengths[0] / 2, 0, 0], [lengths[1] / 2, 0, 0],
                     [contact, 0, 0]])
     inertia = np.array([np.eye(3) * 0.002, np.eye(3) * 0.001,
-                        np.eye(3) * 0.01 * object_mass])
+                        np.zeros((3, 3))])
     origins = np.array([[base[0], base[1], 0.0], [lengths[0], 0, 0],
                         [lengths[1], 0, 0]])
     return dr.RobotModel(
@@ -232,23 +231,27 @@ def finger_angles(base, lengths, contact_point, centre, elbow):
     return np.array([phi1, phi2, np.arctan2(arm[1], arm[0]) - phi1 - phi2])
 
 
+OBJECT_MASS, OBJECT_INERTIA = 0.5, np.diag([2e-4, 3e-4, 4e-4])
+
+
 def two_finger_hand():
     """
     Two fingers pinned at the ends of a 6 cm object (Fig. 4-5b's layout).
 
     Object centre (0, 0.15) m turned 0.2 rad; bases at x = -+0.1 m; links
-    0.12 and 0.1 m; the object's 0.5 kg rides in finger 1's model only.
-    Returns [(model, phi)] for the two fingers.
+    0.12 and 0.1 m; the object (OBJECT_MASS, OBJECT_INERTIA) is the
+    platform, not in the fingers' models.  Returns [(model, phi)] for the
+    two fingers.
     """
     centre, theta, half = np.array([0.0, 0.15]), 0.2, 0.03
     along = np.array([np.cos(theta), np.sin(theta)])
     hand = []
-    for base, side, mass, elbow in (((-0.1, 0.0), -1.0, 0.5, -1.0),
-                                    ((0.1, 0.0), 1.0, 0.0, 1.0)):
+    for base, side, elbow in (((-0.1, 0.0), -1.0, -1.0),
+                              ((0.1, 0.0), 1.0, 1.0)):
         contact = centre + side * half * along
         lengths = (0.12, 0.1)
         phi = finger_angles(np.array(base), lengths, contact, centre, elbow)
-        hand.append((planar_finger(base, lengths, half, mass), phi))
+        hand.append((planar_finger(base, lengths, half), phi))
     return hand
 
 
@@ -258,7 +261,7 @@ def test_two_finger_hand_load_distribution():
 
     Each finger (2 actuated joints and the contact pin) is transferred to
     the object's u = (x, y, theta) (the parallel procedure, eqs. 4-43 to
-    4-48; the object's mass sits in finger 1 only); G^q_u stacks the two
+    4-48) and the object adds its platform terms (4-50); G^q_u stacks the two
     actuated rows of each finger's G^phi_u (4-78).  The split T_q =
     G^-LT T_u meets G^q_u^T T_q = T_u (4-80) with the least norm of all
     splits, and equals I*_qu u_ddot + u_dot^T P*_quu u_dot - T^L_q
@@ -283,6 +286,15 @@ def test_two_finger_hand_load_distribution():
         G_phi, H_phi = dr.invert_influence(J, H_w)
         G_rows.append(G_phi[:2])
         H_rows.append(H_phi[:2])
+    # The object: Freeman's platform terms in (x, y, theta) (planar rows
+    # of (x, y, z, omega)), gravity on it as its T^L (eq. 4-48).
+    I_plat, P_plat = dr.platform_coefficients(OBJECT_MASS, OBJECT_INERTIA)
+    rows = [0, 1, 5]
+    I_uu = I_uu + I_plat[np.ix_(rows, rows)]
+    P_uuu = P_uuu + P_plat[np.ix_(rows, rows, rows)]
+    gravity = fingers[0].gravity
+    T_u_load = T_u_load + OBJECT_MASS * np.array([gravity[0], gravity[1],
+                                                  0.0])
     G_q, H_q = np.vstack(G_rows), np.concatenate(H_rows)
     assert G_q.shape == (4, 3) and H_q.shape == (4, 3, 3)
     G_LT, I_qu, P_quu, T_q_load = dr.overconstrained_transfer(
@@ -297,9 +309,11 @@ def test_two_finger_hand_load_distribution():
     null = np.linalg.svd(G_q.T)[2][-1]
     assert abs(null @ T_q) < 1e-9 * np.abs(T_q).max()
     assert np.linalg.norm(T_q + 0.1 * null) > np.linalg.norm(T_q)
-    # T_u is what the object's motion needs: the joint torques of the two
-    # open fingers moving with it, J^-T tau summed (virtual work).
-    total = np.zeros(3)
+    # T_u is what the object's motion needs: its Newton-Euler equations
+    # and the joint torques of the two open fingers moving with it, J^-T
+    # tau summed (virtual work).
+    total = np.concatenate((OBJECT_MASS * (u_ddot[:2] - gravity[:2]),
+                            [OBJECT_INERTIA[2, 2] * u_ddot[2]]))
     for model, phi in zip(fingers, phis):
         G, H = dr.influence_coefficients(model, phi, 'centre')
         J, H_w = G[PLANAR], H[PLANAR]
@@ -358,6 +372,26 @@ def test_mimic_model_task_space():
                 ) @ qd / (2 * eps)
     assert_close(ts.Lambda @ (ts.J @ qdd + J_dot_qd[3:]) + ts.mu + ts.p, F,
                  1e-6)
+
+
+def test_platform_terms_give_the_euler_equations():
+    """
+    Freeman's platform terms (eqs. 4-50 to 4-54) are a body's Euler terms.
+
+    I_plat w_ddot + w_dot^T P_plat w_dot = (m a, II alpha + omega x II
+    omega).
+    """
+    rng = np.random.default_rng(12)
+    A = rng.normal(size=(3, 3))
+    II = A @ A.T + np.eye(3)
+    I_plat, P_plat = dr.platform_coefficients(2.5, II)
+    w_dot, w_ddot = rng.normal(size=(2, 6))
+    load = I_plat @ w_ddot + dr.quadratic(P_plat, w_dot)
+    omega = w_dot[3:]
+    assert_close(load[:3], 2.5 * w_ddot[:3])
+    assert_close(load[3:], II @ w_ddot[3:] + np.cross(omega, II @ omega))
+    with pytest.raises(ValueError, match='platform'):
+        dr.platform_coefficients(-1.0, II)
 
 
 def test_bad_input_is_named():

@@ -191,6 +191,35 @@ def redundant_transfer(I_star, P_star, G, H):
     return G_R, H_q, I_qu, P_quu
 
 
+def platform_coefficients(mass, inertia):
+    """
+    Return Freeman's platform terms (I_plat, P_plat) of eqs. 4-50 to 4-54.
+
+    For a rigid platform in w = (x, y, z of its centroid, angular-velocity
+    parameters), root axes, ``inertia`` the 3x3 central inertia II in root
+    axes: I_plat = diag(m, m, m, II), and P_plat's planes 4 to 6 hold in
+    their lower-right blocks [0 | I_z | -I_y], [-I_z | 0 | I_x], [I_y |
+    -I_x | 0] (I_x, I_y, I_z the columns of II; planes 1 to 3 are zero), so
+    that w_dot^T P_plat w_dot = (0, omega x II omega).  They are added to
+    the legs' transferred I*_ww, P*_www (eq. 4-48).
+    """
+    II = np.asarray(inertia, dtype=float)
+    if II.shape != (3, 3) or not np.all(np.isfinite(II)) or not (
+            np.isfinite(mass) and mass >= 0.0):
+        raise ValueError('platform needs a mass >= 0 and a finite 3x3 '
+                         'inertia, got %r and shape %s' % (mass, II.shape))
+    I_plat = np.zeros((6, 6))
+    I_plat[:3, :3] = mass * np.eye(3)
+    I_plat[3:, 3:] = II
+    P_plat = np.zeros((6, 6, 6))
+    I_x, I_y, I_z = II[:, 0], II[:, 1], II[:, 2]
+    zero = np.zeros(3)
+    for plane, columns in ((3, (zero, I_z, -I_y)), (4, (-I_z, zero, I_x)),
+                           (5, (I_y, -I_x, zero))):
+        P_plat[plane, 3:, 3:] = np.column_stack(columns)
+    return I_plat, P_plat
+
+
 def overconstrained_transfer(G, I_uu, P_uuu, T_load=None):
     """
     Share an overconstrained system's loads among its actuators.
