@@ -30,6 +30,8 @@ demo: $(STAMP)
 		$(if $(ROOT),--root $(ROOT),) $(if $(TIP),--tip $(TIP),)
 
 test: $(STAMP)
+	# Kernels compiled once per run, before any test (a no-op when cached).
+	$(PY) -m dynamics_ros.fast
 	$(PY) -m pytest -q test
 
 lint: $(STAMP)

@@ -37,6 +37,7 @@ from builtin_interfaces.msg import Duration  # noqa: E402
 import numpy as np  # noqa: E402
 from oracle import example_arm_xml  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
+from results_file import record  # noqa: E402
 from ros_harness import NodeProcess, reserve_domain_id, RosTester  # noqa
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import (JointTrajectory,  # noqa: E402
@@ -124,4 +125,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(record('bench_trajectory_flood', "simulator_node's services "
+                    'under a flood of long trajectories', main))

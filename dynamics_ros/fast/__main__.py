@@ -20,10 +20,12 @@ dynamics call of a node loads machine code in milliseconds instead of
 compiling for seconds.
 """
 
+import os
 import sys
 import time
 
 from . import AVAILABLE, DERIVATIVE_MODULES, KERNEL_MODULES
+from .compiler import kernels_cached, ready_marker
 
 # Compiled first: the modules whose helpers the others reuse.
 FIRST = ('rnea', 'bias', 'crba', 'aba', 'rnea_derivatives')
@@ -34,6 +36,9 @@ def main():
     if not AVAILABLE:
         print('numba is not installed: dynamics_ros uses its numpy '
               'reference path, nothing to compile')
+        return 0
+    if kernels_cached():
+        print('every kernel is compiled and cached (%s)' % ready_marker())
         return 0
     import importlib
     total = time.perf_counter()
@@ -48,6 +53,13 @@ def main():
         print('%-16s kernels ready in %.2f s' % (
             name, time.perf_counter() - start))
     print('all ready in %.2f s' % (time.perf_counter() - total))
+    marker = ready_marker()
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(marker, 'w', encoding='utf-8') as stream:
+            stream.write('every kernel compiled and cached\n')
+    except OSError as error:   # a read-only install: nodes will say so
+        print('cannot write %s: %s' % (marker, error))
     return 0
 
 

@@ -16,8 +16,8 @@
 How the fast-path kernels become machine code: numba, cached on disk.
 
 ``kernel`` compiles an entry point for one signature at import and keeps the
-machine code in numba's disk cache, so the compile cost (about 13 s for all
-kernels) is paid once per install, not per process; ``compiled`` marks the
+machine code in numba's disk cache, so the compile cost (see
+``FIRST_START_SECONDS``) is paid once per install, not per process; ``compiled`` marks the
 helpers the kernels call.  Without numba both return the Python function
 unchanged: the kernel modules still import, and the dynamics modules use
 the numpy reference path (``dynamics_ros.fast.ENABLED`` is False).
@@ -52,6 +52,31 @@ def sources_digest():
 
 
 SOURCES_DIGEST = sources_digest()
+
+# Compiling every kernel on an empty cache (python -m dynamics_ros.fast)
+# takes this long on the reference machine (benchmarks/results.md, "First
+# start"): what a node says it will wait when the cache is cold.
+FIRST_START_SECONDS = 60
+
+
+def ready_marker():
+    """
+    Return the file that says every kernel of these sources is cached.
+
+    ``python -m dynamics_ros.fast`` writes it after compiling them all, in
+    the folder numba caches in first (``NUMBA_CACHE_DIR``, else this
+    package's ``__pycache__``); its name carries the sources' digest, so an
+    edited source or a new install has none.
+    """
+    folder = os.environ.get('NUMBA_CACHE_DIR') or os.path.join(
+        os.path.dirname(__file__), '__pycache__')
+    return os.path.join(folder, 'dynamics_ros-kernels-%s.ready'
+                        % SOURCES_DIGEST[:16])
+
+
+def kernels_cached():
+    """Return True when ``python -m dynamics_ros.fast`` filled the cache."""
+    return numba is None or os.path.exists(ready_marker())
 
 
 class PackageCache(FunctionCache):

@@ -37,10 +37,13 @@ import traceback
 import rclpy
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.logging import get_logger
 from rclpy.signals import SignalHandlerOptions
 
 from .conversions import shorten
+from .. import fast
 from ..errors import ModelError
+from ..fast.compiler import FIRST_START_SECONDS, kernels_cached
 
 MAX_REASON_CHARS = 2000
 
@@ -66,6 +69,12 @@ def run(node_class, args=None):
         signal.signal(number, lambda *_: stop.set())
     node = None
     failure = []
+    if fast.ENABLED and not kernels_cached():
+        # numba compiles each kernel on first use: say why nothing happens.
+        get_logger(node_class.__name__).info(
+            'compiling kernels (first start, about %d s; "python -m '
+            'dynamics_ros.fast" does it ahead of time, as make venv does)'
+            % FIRST_START_SECONDS)
     try:
         node = node_class()
     # ParameterException: a value of the wrong type on the command line or in

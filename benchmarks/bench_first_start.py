@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Process start to first answer of each node, kernels cached or not.
+
+Each node (the real console script, Panda) is started as a user would
+start it and timed from ``Popen`` to its first answer on DDS
+(inverse_dynamics_node: ``feedforward`` for a JointState;
+linearization_node: ``state_space/A``; simulator_node: ``joint_states``),
+three ways: with the kernel cache ``make venv`` fills (warm), with an
+empty cache (``NUMBA_CACHE_DIR`` a new folder: a colcon install, or an
+install that skipped ``python -m dynamics_ros.fast``), and once more on
+that folder (what every later start costs).  Goal: 5 s with the cache.
+
+    .venv/bin/python benchmarks/bench_first_start.py [--domain N]
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
+
+from oracle import example_arm_xml  # noqa: E402
+from results_file import record  # noqa: E402
+from ros_harness import NodeProcess, reserve_domain_id, RosTester  # noqa
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+ANSWERS = {
+    'inverse_dynamics_node': (JointState, '/feedforward'),
+    'linearization_node': (Float64MultiArray, '/state_space/A'),
+    'simulator_node': (JointState, '/joint_states'),
+}
+GOAL = 5.0
+
+
+def first_answer(name, domain_id, xml, joint_names, tester):
+    """Return (seconds from start to the first answer, said compiling)."""
+    msg_type, topic = ANSWERS[name]
+    answers = tester.collector(msg_type, topic)
+    states = None if name == 'simulator_node' else tester.publisher(
+        JointState, '/joint_states')
+    state = JointState(name=joint_names, position=[0.1] * len(joint_names))
+    start = time.perf_counter()
+    node = NodeProcess(name, domain_id, {'robot_description': xml})
+    try:
+        tester.wait_for(lambda: answers.messages, timeout=600.0,
+                        action=None if states is None
+                        else lambda: states.publish(state),
+                        every=0.02, what='the first answer of ' + name)
+        seconds = time.perf_counter() - start
+    finally:
+        node.stop()
+        tester.node.destroy_subscription(answers.subscription)
+        if states is not None:
+            tester.node.destroy_publisher(states)
+    return seconds, 'compiling kernels' in node.output()
+
+
+def main(argv=None):
+    """Time every node warm, cold and warm again; print a table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument('--domain', type=int, default=None,
+                        help='ROS_DOMAIN_ID (default: a free one, reserved '
+                        'for this run)')
+    args = parser.parse_args(argv)
+    domain_id = args.domain if args.domain is not None else \
+        reserve_domain_id('bench_first_start')
+    xml = example_arm_xml('panda')
+    joint_names = ['panda_joint%d' % k for k in range(1, 8)]
+    tester = RosTester(domain_id, 'bench_first_start')
+    cold = tempfile.TemporaryDirectory(prefix='dr_numba_cache_')
+    print('process start to first answer, s (Panda); goal %g s with the '
+          'kernel cache' % GOAL)
+    print('  %-22s %16s %22s %16s' % ('node', 'cache of make venv',
+                                      'empty cache (first)', 'then'))
+    try:
+        for name in ANSWERS:
+            times = []
+            for cache in (None, cold.name, cold.name):
+                if cache is None:
+                    os.environ.pop('NUMBA_CACHE_DIR', None)
+                else:
+                    os.environ['NUMBA_CACHE_DIR'] = cache
+                seconds, compiling = first_answer(name, domain_id, xml,
+                                                  joint_names, tester)
+                times.append('%.1f%s' % (seconds, ' (said "compiling")'
+                                         if compiling else ''))
+                print('.', end='', flush=True)
+            print('\r  %-22s %16s %22s %16s' % (name, *times))
+            # Each node compiles only the kernels it uses: start the next
+            # one from an empty cache again.
+            cold.cleanup()
+            cold = tempfile.TemporaryDirectory(prefix='dr_numba_cache_')
+    finally:
+        os.environ.pop('NUMBA_CACHE_DIR', None)
+        tester.close()
+        cold.cleanup()
+
+
+if __name__ == '__main__':
+    sys.exit(record('bench_first_start', 'First start of the nodes: '
+                    'process start to first answer', main))

@@ -1,0 +1,71 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A node started on a cold kernel cache says why it is silent.
+
+How long the first start takes is measured by
+benchmarks/bench_first_start.py, not asserted here.
+"""
+
+import os
+import time
+
+from dynamics_ros.fast import compiler
+from ros_harness import NodeProcess, reserve_domain_id, TIMEOUT
+
+
+def test_the_ready_marker_follows_the_cache_folder_and_the_sources(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv('NUMBA_CACHE_DIR', str(tmp_path))
+    marker = compiler.ready_marker()
+    assert os.path.dirname(marker) == str(tmp_path)
+    assert compiler.SOURCES_DIGEST[:16] in os.path.basename(marker)
+    assert not compiler.kernels_cached()
+    open(marker, 'w').close()
+    assert compiler.kernels_cached()
+    # Another version of the sources has another marker.
+    monkeypatch.setattr(compiler, 'SOURCES_DIGEST', '0' * 64)
+    assert not compiler.kernels_cached()
+
+
+def test_a_node_on_an_empty_cache_says_it_is_compiling(tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setenv('NUMBA_CACHE_DIR', str(tmp_path))
+    node = NodeProcess('linearization_node', reserve_domain_id('first start'))
+    try:
+        end = time.monotonic() + TIMEOUT
+        while 'compiling kernels' not in node.output() and \
+                time.monotonic() < end:
+            time.sleep(0.1)
+        assert 'compiling kernels (first start, about' in node.output()
+    finally:
+        node.stop()
+
+
+def test_a_node_on_the_filled_cache_says_nothing_of_it(tmp_path,
+                                                       monkeypatch):
+    monkeypatch.setenv('NUMBA_CACHE_DIR', str(tmp_path))
+    open(compiler.ready_marker(), 'w').close()
+    node = NodeProcess('linearization_node', reserve_domain_id('first start'))
+    try:
+        end = time.monotonic() + TIMEOUT
+        # It waits for a model: its log says so once it runs.
+        while 'robot_description' not in node.output() and \
+                time.monotonic() < end:
+            time.sleep(0.1)
+        assert 'robot_description' in node.output(), node.output()
+        assert 'compiling kernels' not in node.output()
+    finally:
+        node.stop()
