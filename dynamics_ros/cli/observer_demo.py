@@ -36,6 +36,7 @@ from ..control.computed_torque import computed_torque
 from ..estimation.collision import CollisionDetector
 from ..estimation.momentum_observer import MomentumObserver
 from ..estimation.wrench import external_wrench, wrench_jacobian
+from ..model.robot_model import REVOLUTE
 from ..model.urdf import load_urdf
 from ..resources import robot_urdf
 from ..sim.simulator import Simulator
@@ -53,6 +54,31 @@ def reference(q0, amplitude, frequency):
     return sample
 
 
+def default_link(model):
+    """
+    Return the link to push: ``tool0``, else the deepest link of the arm.
+
+    Deepest in revolute joints, then with the fewest prismatic ones (a
+    hand rather than a gripper's finger), the last declared of a tie.
+    """
+    if 'tool0' in model.frames:
+        return 'tool0'
+    tree = getattr(model, 'tree', model)
+
+    def depth(link):
+        body, revolute, prismatic = model.frames[link][0], 0, 0
+        while body >= 0:
+            if tree.joint_type[body] == REVOLUTE:
+                revolute += 1
+            else:
+                prismatic += 1
+            body = tree.parent[body]
+        return revolute, -prismatic
+
+    links = list(model.frames)
+    return max(reversed(links), key=depth)
+
+
 def default_pose(model):
     """Return a pose inside the limits, away from the zero configuration."""
     pose = np.resize([0.2, -0.6, 0.9, 0.3, 0.8, 0.1, -0.4], model.nq)
@@ -65,7 +91,11 @@ def default_pose(model):
 def simulate(model, link, wrench, args):
     """Simulate the pushed arm; return the samples a driver would publish."""
     q0 = default_pose(model)
-    target = reference(q0, args.amplitude, args.frequency)
+    # A fifth of a joint's range at most (a gripper's finger: millimetres).
+    span = np.where(np.isfinite(model.upper_limit - model.lower_limit),
+                    model.upper_limit - model.lower_limit, np.inf)
+    target = reference(q0, np.minimum(args.amplitude, 0.2 * span),
+                       args.frequency)
 
     def law(t, q, qd):
         return computed_torque(model, q, qd, *target(t), 100.0, 20.0)
@@ -202,11 +232,7 @@ def plot(model, samples, estimates, flags, wrenches, wrench, path, args,
 def run(args):
     """Simulate, observe, report, plot."""
     model = load_urdf(args.urdf or robot_urdf())
-    link = args.link
-    if link is None:
-        tips = [name for name, (body, _, _) in model.frames.items()
-                if body == model.nq - 1]
-        link = 'tool0' if 'tool0' in tips else sorted(tips)[-1]
+    link = args.link or default_link(model)
     if link not in model.frames:
         print('error: link %r is not in model %r' % (link, model.name),
               file=sys.stderr)
@@ -234,8 +260,8 @@ def register(subparsers):
         'states (momentum observer); saves a PNG')
     parser.add_argument('--urdf', help='URDF or xacro (default: the shipped '
                         'PUMA 560)')
-    parser.add_argument('--link', help='link pushed (default: tool0, else a '
-                        'link of the last body)')
+    parser.add_argument('--link', help='link pushed (default: tool0, else '
+                        'the deepest link of the arm)')
     parser.add_argument('--force', type=float, nargs=3,
                         default=[25.0, -15.0, 30.0],
                         help='force of the push in the link frame, N '
