@@ -212,6 +212,8 @@ def bad_messages():
     unknown.name[3] = 'no_such_joint'
     twice = state(t, GRAVITY)
     twice.name[1] = twice.name[0]
+    long_name = state(t, GRAVITY)
+    long_name.name[4] = 'j' * 100000
     huge = state(t, GRAVITY)
     huge.velocity[0] = 1e200   # finite, but the model's terms overflow
     empty = JointState()
@@ -224,6 +226,7 @@ def bad_messages():
             ('unknown name', unknown, 'no_such_joint'),
             ('duplicate name', twice, 'twice'),
             ('overflowing velocity', huge, 'non-finite M or h'),
+            ('100k-character name', long_name, 'unknown joints jjjj'),
             ('empty', empty, 'no joint names')]
 
 
@@ -236,6 +239,7 @@ def test_bad_joint_states_are_dropped_with_a_reason(ros, what, msg, words):
                  what='a warning with %r' % words)
     ros.spin(0.2)
     assert len(ros.torques.messages) == before, 'a bad message was answered'
+    assert all(len(text) < 2500 for text in ros.warnings(NODE, words))
     # Still alive, and the next good sample is answered, finite.
     ros.clock += DT
     msg = answer(ros, state(ros.clock, GRAVITY))
