@@ -352,3 +352,22 @@ def test_simulator_applies_the_friction_model(panda):
         free.step(np.ones(7))
     # And it acted (the equality above is not two frictionless runs).
     assert np.linalg.norm(rubbing.qd - free.qd) > 1e-2
+
+
+def test_slow_rows_are_left_out_within_a_cutoff_period():
+    """min_speed drops a joint's rows near its slow samples, no others."""
+    from dynamics_ros.identification.pipeline import sliding_rows
+    from dynamics_ros.identification.recording import States
+
+    t = np.arange(200) / 100.0
+    # Joint a stops at 0.5 s and 1.5 s, joint b never.
+    qd = np.column_stack((np.cos(np.pi * t), np.ones(200)))
+    states = States(['a', 'b'], t, qd, qd, qd, qd, qd, 100.0, edge=60)
+    keep = sliding_rows(states, 0.05)
+    assert keep[:, 1].all()
+    dropped = np.flatnonzero(~keep[:, 0])
+    slow = np.flatnonzero(np.abs(qd[:, 0]) < 0.05)
+    # Every slow sample, and 20 samples (edge / 3) either side of them.
+    near = [k for k in range(200) if np.min(np.abs(slow - k)) <= 20]
+    assert dropped.tolist() == near and len(near) == 2 * (3 + 40)
+    assert sliding_rows(states, 0.0).all()

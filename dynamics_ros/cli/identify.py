@@ -61,7 +61,8 @@ def run(args):
         result = identify(model, recording, friction=not args.no_friction,
                           prior_weight=args.prior_weight,
                           holdout=args.holdout, cutoff=args.cutoff,
-                          smoothing=args.smoothing, progress=progress)
+                          smoothing=args.smoothing,
+                          min_speed=args.min_speed, progress=progress)
         friction = None if args.no_friction else (
             args.friction or stem(args.out) + '_friction.yaml')
         report = args.report or stem(args.out) + '_report'
@@ -112,4 +113,7 @@ def register(subparsers):
                         help='low-pass cut-off of the zero-phase filter, Hz')
     parser.add_argument('--smoothing', type=float, default=DEFAULT_SMOOTHING,
                         help='Coulomb friction tanh(qd / smoothing), rad/s')
+    parser.add_argument('--min-speed', type=float, default=0.0,
+                        help='leave out a joint near speeds below this '
+                             '(rad/s; stiction), default 0: none')
     parser.set_defaults(run=run)

@@ -145,17 +145,19 @@ def joint_rows(rows, nq):
     return np.arange(rows) % nq
 
 
-def ordinary_fit(W_base, tau, nq, weighted=True):
+def ordinary_fit(W_base, tau, nq, weighted=True, joints=None):
     """
     Least squares of the base parameters, with standard deviations.
 
     ``W_base`` (N nq, r) and ``tau`` (N nq,) are stacked sample-major.
     ``weighted``: a second pass weights each joint's rows by the inverse
-    of its first-pass residual RMS.
+    of its first-pass residual RMS.  ``joints``: the joint of each row
+    (default: sample-major stacking of every joint).
     """
     W_base = np.asarray(W_base, dtype=float)
     tau = np.asarray(tau, dtype=float).ravel()
-    joint = joint_rows(len(tau), nq)
+    joint = joint_rows(len(tau), nq) if joints is None else np.asarray(
+        joints, dtype=int)
     weights = np.ones(len(tau))
     for _ in range(2 if weighted else 1):
         Ww = W_base * weights[:, None]

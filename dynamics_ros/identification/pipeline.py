@@ -85,6 +85,22 @@ def check_excitation(W_base, base, source, limit=MAX_CONDITION):
                 base.combinations[k] for k in worst if share[k] > 0.1)))
 
 
+def sliding_rows(states, min_speed):
+    """
+    Return (N, nq) True where a joint kept at least ``min_speed``.
+
+    False within a cut-off period (the filter's reach) of a slower sample.
+    """
+    slow = np.abs(states.qd) < min_speed
+    if min_speed <= 0.0 or not slow.any():
+        return ~slow
+    reach = max(states.edge // 3, 1)
+    kernel = np.ones(2 * reach + 1)
+    near = np.column_stack([np.convolve(slow[:, j], kernel, mode='same')
+                            for j in range(slow.shape[1])])
+    return near == 0
+
+
 def nominal_parameters(model, smoothing=DEFAULT_SMOOTHING):
     """Return the URDF's standard parameters: inertias, its friction."""
     friction = np.column_stack((model.damping, model.friction,
@@ -94,15 +110,18 @@ def nominal_parameters(model, smoothing=DEFAULT_SMOOTHING):
 
 def identify(model, recording, friction=True, prior_weight=1.0,
              holdout=DEFAULT_HOLDOUT, cutoff=5.0, decimate=None,
-             smoothing=DEFAULT_SMOOTHING, progress=None):
+             smoothing=DEFAULT_SMOOTHING, min_speed=0.0, progress=None):
     """
     Identify ``model``'s inertias (and joint friction) from ``recording``.
 
     ``holdout``: the fraction at the end kept for validation;
     ``decimate``: keep every k-th filtered sample (default: about 20 per
     cut-off period; neighbours at 1 kHz add rows, not information);
-    ``prior_weight`` 0 fits without the URDF prior.  Returns an
-    Identification.
+    ``prior_weight`` 0 fits without the URDF prior.  ``min_speed``
+    (rad/s or m/s): a joint's equations within a cut-off period of a
+    speed below it are left out of the fit (a joint that sticks takes any
+    friction torque up to its Coulomb level, which no function of the
+    velocity predicts).  Returns an Identification.
     """
     say = progress or (lambda text: None)
     if model.__class__.__name__ != 'RobotModel':
@@ -131,23 +150,26 @@ def identify(model, recording, friction=True, prior_weight=1.0,
     samples = len(train.t)
     W = train.filter(W.reshape(samples, -1)).reshape(samples, model.nq, -1)
     cut = slice(train.edge, samples - train.edge)
-    W = W[cut].reshape(-1, len(names))
-    tau = train.effort[cut].ravel()
+    keep = sliding_rows(train, min_speed)[cut].ravel()
+    W = W[cut].reshape(-1, len(names))[keep]
+    tau = train.effort[cut].ravel()[keep]
     if len(tau) == 0:
         raise IdentificationError('%s is too short to identify from'
                                   % recording.source)
     W_base = base.regressor(W)
+    # The joint of each row left, for per-joint noise levels.
+    joints = np.tile(np.arange(model.nq), (samples, 1))[cut].ravel()[keep]
     condition = check_excitation(W_base, base, recording.source)
     say('%d base parameters of %d, condition number %.4g' % (
         base.rank, len(names), condition))
-    ordinary = ordinary_fit(W_base, tau, model.nq)
+    ordinary = ordinary_fit(W_base, tau, model.nq, joints=joints)
     say('least squares: residual RMS %s' % np.array2string(
         ordinary.sigma, precision=3))
     nominal = nominal_parameters(model, smoothing)
     prior = nominal if friction else nominal[:10 * model.nq]
     friction_columns = [k for k, name in enumerate(names)
                         if name.endswith(('.viscous', '.coulomb'))]
-    sigma = np.tile(np.maximum(ordinary.sigma, 1e-9), len(tau) // model.nq)
+    sigma = np.maximum(ordinary.sigma, 1e-9)[joints]
     say('physically consistent fit...')
     parameters, info = consistent_fit(
         W, tau, model.nq, prior, sigma=sigma, prior_weight=prior_weight,
