@@ -129,10 +129,7 @@ class LinearizationNode(Node):
             JointState, 'state_space/operating_point', PUBLISH_QOS)
         self.source = ModelSource(self, self.on_model)
         self.add_on_set_parameters_callback(self.on_set_parameters)
-        self.apply_after_set = hasattr(
-            self, 'add_post_set_parameters_callback')
-        if self.apply_after_set:
-            self.add_post_set_parameters_callback(self.apply_parameters)
+        self.add_post_set_parameters_callback(self.apply_parameters)
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
@@ -152,8 +149,6 @@ class LinearizationNode(Node):
         reason = check_rate(values)
         if reason:
             return SetParametersResult(successful=False, reason=reason)
-        if not self.apply_after_set:
-            self.apply_parameters(parameters)
         return SetParametersResult(successful=True)
 
     def apply_parameters(self, parameters):

@@ -278,10 +278,7 @@ class ModelSource:
         check_settings(self.settings())
         self._build_from_parameters()
         node.add_on_set_parameters_callback(self._validate_parameters)
-        self._apply_after_set = hasattr(
-            node, 'add_post_set_parameters_callback')
-        if self._apply_after_set:
-            node.add_post_set_parameters_callback(self._apply_parameters)
+        node.add_post_set_parameters_callback(self._apply_parameters)
         self.subscription = node.create_subscription(
             String, topic, self._on_description, DESCRIPTION_QOS)
 
@@ -406,8 +403,6 @@ class ModelSource:
                 reason = reason[:REASON_CHARS] + '...'
             return SetParametersResult(successful=False, reason=reason)
         self._pending = (xml, built)
-        if not self._apply_after_set:
-            self._apply_parameters(parameters)
         return SetParametersResult(successful=True)
 
     def _apply_parameters(self, parameters):
