@@ -55,6 +55,7 @@ from dynamics_ros.dynamics.rnea import \
 import numpy as np  # noqa: E402
 from oracle import example_arm_xml, oracle_for, random_state  # noqa: E402
 import pinocchio as pin  # noqa: E402
+from results_file import keep_sections  # noqa: E402
 from urdf_factory import serial_chain_urdf  # noqa: E402
 
 FUNCTIONS = ['inverse_dynamics', 'mass_matrix', 'forward_dynamics',
@@ -485,6 +486,8 @@ def main():
     load = (load_before, os.getloadavg()[0])
     text = report(results, nqs, sizes, growth, cold, load,
                   time.time() - started, repeats)
+    # The other benchmarks' sections of the file stay as they were.
+    text = keep_sections(text, arguments.output)
     with open(arguments.output, 'w', encoding='utf-8') as stream:
         stream.write(text)
     print('\nGoals:')
