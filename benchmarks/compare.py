@@ -124,20 +124,43 @@ class Robot:
         self.pin_tau = [o.v(x) for x in self.tau]
 
     def ours(self, function, k=0, count=None):
-        """Our call of ``function`` on state k, or on a batch of count."""
+        """
+        Our call of ``function`` on state k, or on a batch of count.
+
+        A batch writes into the same ``out`` arrays each time, as a caller
+        evaluating batch after batch would: new arrays of hundreds of MB
+        per call would time the kernel zeroing fresh pages instead.
+        """
         m = self.model
         pick = slice(0, count) if count is not None else k
         q, qd, qdd, tau = (self.q[pick], self.qd[pick], self.qdd[pick],
                            self.tau[pick])
-        return {
-            'inverse_dynamics': lambda: dr.inverse_dynamics(m, q, qd, qdd),
-            'mass_matrix': lambda: dr.mass_matrix(m, q),
-            'forward_dynamics': lambda: dr.forward_dynamics(m, q, qd, tau),
-            'gravity_torques': lambda: dr.gravity_torques(m, q),
-            'bias_forces': lambda: dr.bias_forces(m, q, qd),
-            'linearize': lambda: dr.linearize(m, q, qd, tau),
-            'coriolis_matrix': lambda: dr.coriolis_matrix(m, q, qd),
+        if count is None:  # as a user calls, nothing more
+            return {
+                'inverse_dynamics': lambda: dr.inverse_dynamics(m, q, qd,
+                                                                qdd),
+                'mass_matrix': lambda: dr.mass_matrix(m, q),
+                'forward_dynamics': lambda: dr.forward_dynamics(m, q, qd,
+                                                                tau),
+                'gravity_torques': lambda: dr.gravity_torques(m, q),
+                'bias_forces': lambda: dr.bias_forces(m, q, qd),
+                'linearize': lambda: dr.linearize(m, q, qd, tau),
+                'coriolis_matrix': lambda: dr.coriolis_matrix(m, q, qd),
+            }[function]
+        call = {
+            'inverse_dynamics': lambda out: dr.inverse_dynamics(
+                m, q, qd, qdd, out=out),
+            'mass_matrix': lambda out: dr.mass_matrix(m, q, out=out),
+            'forward_dynamics': lambda out: dr.forward_dynamics(
+                m, q, qd, tau, out=out),
+            'gravity_torques': lambda out: dr.gravity_torques(m, q, out=out),
+            'bias_forces': lambda out: dr.bias_forces(m, q, qd, out=out),
+            'linearize': lambda out: dr.linearize(m, q, qd, tau, out=out),
+            'coriolis_matrix': lambda out: dr.coriolis_matrix(
+                m, q, qd, out=out),
         }[function]
+        out = call(None)
+        return lambda: call(out)
 
     def reference(self, function, k=0):
         """Our numpy reference path on state k."""

@@ -40,15 +40,11 @@ FRAME, VELOCITY, BIAS_ACCELERATION, BIAS_FORCE, ACCELERATION, U_COLUMN, D, \
         'aba', FRAME=12, VELOCITY=6, BIAS_ACCELERATION=6, BIAS_FORCE=6,
         ACCELERATION=6, U_COLUMN=6, D=1, U_SCALAR=1, INERTIA=36)
 # Columns of the per-call row (index nq): Ia, Ia rotated, and the
-# off-diagonal block C of Ia moved to the parent (3x3).
+# off-diagonal block C of Ia moved to the parent (3x3).  Entry (r, c) of a
+# 6x6 block is at block + 6 r + c (row-major), written out: a helper
+# function for it, inlined by numba, made forward dynamics 6 % slower.
 PROJECTED, ROTATED, OFF_DIAGONAL = work_columns(
     'aba per-call row', PROJECTED=36, ROTATED=36, OFF_DIAGONAL=9)
-
-
-@compiled(inline=True)
-def at(block, r, c):
-    """Return the column of entry (r, c) of a 6x6 row-major block."""
-    return block + 6 * r + c
 
 
 @compiled(inline=True)
@@ -63,14 +59,14 @@ def expand_rigid_inertia(table, i, work, row, column):
     h0, h1, h2 = table[i, MASS + 1], table[i, MASS + 2], table[i, MASS + 3]
     for r in range(3):
         for c in range(3):
-            work[row, at(column, r, c)] = table[i, MASS + 4 + 3 * r + c]
-            work[row, at(column, 3 + r, 3 + c)] = m if r == c else 0.0
-    store(work, row, at(column, 0, 3), (0.0, -h2, h1))
-    store(work, row, at(column, 1, 3), (h2, 0.0, -h0))
-    store(work, row, at(column, 2, 3), (-h1, h0, 0.0))
-    store(work, row, at(column, 3, 0), (0.0, h2, -h1))
-    store(work, row, at(column, 4, 0), (-h2, 0.0, h0))
-    store(work, row, at(column, 5, 0), (h1, -h0, 0.0))
+            work[row, column + 6 * r + c] = table[i, MASS + 4 + 3 * r + c]
+            work[row, column + 6 * (3 + r) + 3 + c] = m if r == c else 0.0
+    store(work, row, column + 6 * 0 + 3, (0.0, -h2, h1))
+    store(work, row, column + 6 * 1 + 3, (h2, 0.0, -h0))
+    store(work, row, column + 6 * 2 + 3, (-h1, h0, 0.0))
+    store(work, row, column + 6 * 3 + 0, (0.0, h2, -h1))
+    store(work, row, column + 6 * 4 + 0, (-h2, 0.0, h0))
+    store(work, row, column + 6 * 5 + 0, (h1, -h0, 0.0))
 
 
 @compiled(inline=True)
@@ -91,41 +87,41 @@ def add_articulated_inertia_to_parent(X, work, scratch, parent):
         symmetric = r0 == c0
         for r in range(3):
             # Row r of R times the block, then times R^T.
-            t0 = (X[3 * r] * work[scratch, at(Ia, r0, c0)]
-                  + X[3 * r + 1] * work[scratch, at(Ia, r0 + 1, c0)]
-                  + X[3 * r + 2] * work[scratch, at(Ia, r0 + 2, c0)])
-            t1 = (X[3 * r] * work[scratch, at(Ia, r0, c0 + 1)]
-                  + X[3 * r + 1] * work[scratch, at(Ia, r0 + 1, c0 + 1)]
-                  + X[3 * r + 2] * work[scratch, at(Ia, r0 + 2, c0 + 1)])
-            t2 = (X[3 * r] * work[scratch, at(Ia, r0, c0 + 2)]
-                  + X[3 * r + 1] * work[scratch, at(Ia, r0 + 1, c0 + 2)]
-                  + X[3 * r + 2] * work[scratch, at(Ia, r0 + 2, c0 + 2)])
+            t0 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0])
+            t1 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0 + 1]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0 + 1]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0 + 1])
+            t2 = (X[3 * r] * work[scratch, Ia + 6 * r0 + c0 + 2]
+                  + X[3 * r + 1] * work[scratch, Ia + 6 * (r0 + 1) + c0 + 2]
+                  + X[3 * r + 2] * work[scratch, Ia + 6 * (r0 + 2) + c0 + 2])
             for c in range(r if symmetric else 0, 3):
                 value = t0 * X[3 * c] + t1 * X[3 * c + 1] + t2 * X[3 * c + 2]
-                work[scratch, at(rotated, r0 + r, c0 + c)] = value
+                work[scratch, rotated + 6 * (r0 + r) + c0 + c] = value
                 if symmetric:
-                    work[scratch, at(rotated, r0 + c, c0 + r)] = value
+                    work[scratch, rotated + 6 * (r0 + c) + c0 + r] = value
     p0, p1, p2 = X[9], X[10], X[11]
     C = OFF_DIAGONAL
     for c in range(3):
         # Column c of C: B'[:, c] + p x D'[:, c].
-        d0 = work[scratch, at(rotated, 3, 3 + c)]
-        d1 = work[scratch, at(rotated, 4, 3 + c)]
-        d2 = work[scratch, at(rotated, 5, 3 + c)]
-        work[scratch, C + c] = (work[scratch, at(rotated, 0, 3 + c)]
+        d0 = work[scratch, rotated + 6 * 3 + 3 + c]
+        d1 = work[scratch, rotated + 6 * 4 + 3 + c]
+        d2 = work[scratch, rotated + 6 * 5 + 3 + c]
+        work[scratch, C + c] = (work[scratch, rotated + 6 * 0 + 3 + c]
                                 + p1 * d2 - p2 * d1)
-        work[scratch, C + 3 + c] = (work[scratch, at(rotated, 1, 3 + c)]
+        work[scratch, C + 3 + c] = (work[scratch, rotated + 6 * 1 + 3 + c]
                                     + p2 * d0 - p0 * d2)
-        work[scratch, C + 6 + c] = (work[scratch, at(rotated, 2, 3 + c)]
+        work[scratch, C + 6 + c] = (work[scratch, rotated + 6 * 2 + 3 + c]
                                     + p0 * d1 - p1 * d0)
     IA = INERTIA
     for r in range(3):
         for c in range(3):
             coupling = work[scratch, C + 3 * r + c]
-            work[parent, at(IA, r, 3 + c)] += coupling
-            work[parent, at(IA, 3 + c, r)] += coupling
-            work[parent, at(IA, 3 + r, 3 + c)] += work[
-                scratch, at(rotated, 3 + r, 3 + c)]
+            work[parent, IA + 6 * r + 3 + c] += coupling
+            work[parent, IA + 6 * (3 + c) + r] += coupling
+            work[parent, IA + 6 * (3 + r) + 3 + c] += work[
+                scratch, rotated + 6 * (3 + r) + 3 + c]
     for r in range(3):
         # Row r of C P is C[r, :] x p; entry (r, c) of P B'^T is
         # (p x B'[c, :])[r].
@@ -134,30 +130,30 @@ def add_articulated_inertia_to_parent(X, work, scratch, parent):
         c2 = work[scratch, C + 3 * r + 2]
         cp = (c1 * p2 - c2 * p1, c2 * p0 - c0 * p2, c0 * p1 - c1 * p0)
         for c in range(r, 3):
-            b0 = work[scratch, at(rotated, c, 3)]
-            b1 = work[scratch, at(rotated, c, 4)]
-            b2 = work[scratch, at(rotated, c, 5)]
+            b0 = work[scratch, rotated + 6 * c + 3]
+            b1 = work[scratch, rotated + 6 * c + 4]
+            b2 = work[scratch, rotated + 6 * c + 5]
             if r == 0:
                 pb = p1 * b2 - p2 * b1
             elif r == 1:
                 pb = p2 * b0 - p0 * b2
             else:
                 pb = p0 * b1 - p1 * b0
-            value = work[scratch, at(rotated, r, c)] + pb - cp[c]
-            work[parent, at(IA, r, c)] += value
+            value = work[scratch, rotated + 6 * r + c] + pb - cp[c]
+            work[parent, IA + 6 * r + c] += value
             if c != r:
-                work[parent, at(IA, c, r)] += value
+                work[parent, IA + 6 * c + r] += value
 
 
 @compiled(inline=True)
 def projected_times(work, scratch, c):
     """Return Ia c for the articulated inertia in the scratch row."""
-    return (dot(load6(work, scratch, at(PROJECTED, 0, 0)), c),
-            dot(load6(work, scratch, at(PROJECTED, 1, 0)), c),
-            dot(load6(work, scratch, at(PROJECTED, 2, 0)), c),
-            dot(load6(work, scratch, at(PROJECTED, 3, 0)), c),
-            dot(load6(work, scratch, at(PROJECTED, 4, 0)), c),
-            dot(load6(work, scratch, at(PROJECTED, 5, 0)), c))
+    return (dot(load6(work, scratch, PROJECTED + 6 * 0 + 0), c),
+            dot(load6(work, scratch, PROJECTED + 6 * 1 + 0), c),
+            dot(load6(work, scratch, PROJECTED + 6 * 2 + 0), c),
+            dot(load6(work, scratch, PROJECTED + 6 * 3 + 0), c),
+            dot(load6(work, scratch, PROJECTED + 6 * 4 + 0), c),
+            dot(load6(work, scratch, PROJECTED + 6 * 5 + 0), c))
 
 
 @compiled
@@ -192,12 +188,12 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
         else:
             column = 2
             joint_scale = 1.0
-        U = scale((work[i, at(INERTIA, 0, column)],
-                   work[i, at(INERTIA, 1, column)],
-                   work[i, at(INERTIA, 2, column)],
-                   work[i, at(INERTIA, 3, column)],
-                   work[i, at(INERTIA, 4, column)],
-                   work[i, at(INERTIA, 5, column)]), joint_scale)
+        U = scale((work[i, INERTIA + 6 * 0 + column],
+                   work[i, INERTIA + 6 * 1 + column],
+                   work[i, INERTIA + 6 * 2 + column],
+                   work[i, INERTIA + 6 * 3 + column],
+                   work[i, INERTIA + 6 * 4 + column],
+                   work[i, INERTIA + 6 * 5 + column]), joint_scale)
         pA = load6(work, i, BIAS_FORCE)
         d = joint_component(table, i, U) + table[i, ARMATURE]
         u = tau[i] - joint_component(table, i, pA)
@@ -211,9 +207,9 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
         for r in range(6):
             scaled = U[r] * inverse_d
             for k in range(r, 6):
-                value = work[i, at(INERTIA, r, k)] - scaled * U[k]
-                work[scratch, at(PROJECTED, r, k)] = value
-                work[scratch, at(PROJECTED, k, r)] = value
+                value = work[i, INERTIA + 6 * r + k] - scaled * U[k]
+                work[scratch, PROJECTED + 6 * r + k] = value
+                work[scratch, PROJECTED + 6 * k + r] = value
         # pa = pA + Ia c + U u / d.
         pa = add(add(pA, scale(U, u * inverse_d)),
                  projected_times(work, scratch,

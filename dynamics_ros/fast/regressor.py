@@ -26,16 +26,13 @@ by Q^T before they travel inward.  Self-contained: it reads the table and
 the spatial helpers only.
 """
 
-import numpy as np
-from numpy import ndarray
-
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .packing import AXIS_FRAME, GRAVITY, packed, PARENT, work_columns
-from .samples import samples
+from .packing import AXIS_FRAME, GRAVITY, PARENT, work_columns
 from .spatial import add, force_cross, force_to_parent, joint_component, \
     joint_frame, joint_motion, load12, load6, motion_cross, motion_to_child, \
     store, ZERO
+from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row: joint frame, then v and a of the body.
 FRAME, VELOCITY, ACCELERATION = work_columns(
@@ -141,44 +138,28 @@ def regressor_sample(table, q, qd, qdd, Y, work):
                 i = int(table[i, PARENT])
 
 
-@kernel('boolean', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX)
 def regressor_kernel(table, work, q, qd, qdd, Y):
-    """Write the regressor of one state into ``Y``; False: bad shapes."""
+    """Write the regressor of one state into ``Y`` (``wrapper``)."""
     n = table.shape[0] - 1
     if not (q.size == qd.size == qdd.size == Y.shape[0] == n
             and Y.shape[1] == PARAMETERS * n and work.shape[0] == n + 2):
-        return False
+        return BAD_SHAPES
     regressor_sample(table, q, qd, qdd, Y, work)
-    return True
+    return DONE
 
 
-@kernel('void', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
         STACK)
 def regressor_batch(table, work, q, qd, qdd, Y):
     """Write the regressors of N states (rows of q, qd, qdd) into ``Y``."""
     for k in range(q.shape[0]):
         regressor_sample(table, q[k], qd[k], qdd[k], Y[k], work)
+    return -1
 
 
-def joint_torque_regressor(model, q, qd, qdd):
-    """Compiled ``joint_torque_regressor``: (nq, 10 nq) or (N, nq, 10 nq)."""
-    try:
-        table, work, n = model._packed_model
-    except (AttributeError, TypeError):  # not packed yet
-        table, work, n = packed(model)
-    Y = np.empty((n, PARAMETERS * n))
-    if ndarray is q.__class__ is qd.__class__ is qdd.__class__ and \
-            q.ndim == 1:
-        try:
-            if regressor_kernel(table, work, q, qd, qdd, Y):
-                return Y
-        except TypeError:  # e.g. an int array: converted below
-            pass
-    (q, qd, qdd), size = samples(model, ('q', 'qd', 'qdd'), (q, qd, qdd))
-    if size is None:
-        regressor_kernel(table, work, q, qd, qdd, Y)
-        return Y
-    Y = np.empty((size, n, PARAMETERS * n))
-    regressor_batch(table, work, q, qd, qdd, Y)
-    return Y
+# Compiled ``joint_torque_regressor``: (nq, 10 nq), or (N, nq, 10 nq).
+joint_torque_regressor = Entry(regressor_kernel, regressor_batch,
+                               ('q', 'qd', 'qdd'),
+                               ((1, PARAMETERS),)).function

@@ -80,8 +80,11 @@ class Entry:
         self.inputs = inputs
         if len(self.results) == 1 and self.results[0] in ((1,), (1, 1)):
             hot = HOT_PATHS[len(self.arguments), forces]
-        else:
+        elif len(self.arguments) == 3:
             hot = results_tuple
+        else:
+            raise ValueError('no entry point for %d arguments and results %s'
+                             % (len(self.arguments), self.results))
         self.function = hot(self, self.results[0] == (1,))
 
     def shapes(self, n, size):
@@ -190,12 +193,15 @@ def no_forces(model):
 
 def results_tuple(entry, vector):
     """
-    Entry point of an entry of several results (Jacobians, A and B).
+    Entry point of three per-joint arguments and any results.
 
-    Three per-joint arguments, with f_ext if the entry takes ``forces``.
+    Several results (Jacobians, A and B), or one of another shape than
+    (nq,) or (nq, nq) (the regressor); with f_ext if the entry takes
+    ``forces``.
     """
     single, general, shapes = entry.single, entry.general, {}
     inputs = no_forces if entry.forces else entry.inputs
+    several = len(entry.results) > 1
 
     def run(model, a, b, c, f_ext=None, out=None):
         if f_ext is None and out is None and \
@@ -213,7 +219,7 @@ def results_tuple(entry, vector):
             try:
                 if not single(table, work, a, b, c, *inputs(model),
                               *results):
-                    return results
+                    return results if several else results[0]
             except TypeError:  # e.g. an int array: converted below
                 pass
         elif f_ext is not None and not entry.forces:
