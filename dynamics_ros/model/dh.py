@@ -40,12 +40,13 @@ coupling: ``q_j = multiplier * q_master + offset`` for each mimic row.
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from .mimic_model import MimicModel
-from .robot_model import JOINT_DEFAULTS, PRISMATIC, REVOLUTE, RobotModel
+from .robot_model import JOINT_DEFAULTS, joint_properties, PRISMATIC, \
+    REVOLUTE, RobotModel
 from ..errors import ModelError
 
 CONVENTIONS = ('standard', 'modified')
@@ -140,14 +141,15 @@ class DHTable:
     tip_link: str = 'tool0'
     gravity: np.ndarray = field(
         default_factory=lambda: np.array([0.0, 0.0, -9.81]))
-    continuous: np.ndarray = None
-    lower_limit: np.ndarray = None
-    upper_limit: np.ndarray = None
-    velocity_limit: np.ndarray = None
-    effort_limit: np.ndarray = None
-    damping: np.ndarray = None
-    friction: np.ndarray = None
-    armature: np.ndarray = None
+    # Optional per-joint properties (robot_model.JOINT_DEFAULTS when None).
+    continuous: Optional[np.ndarray] = None
+    lower_limit: Optional[np.ndarray] = None
+    upper_limit: Optional[np.ndarray] = None
+    velocity_limit: Optional[np.ndarray] = None
+    effort_limit: Optional[np.ndarray] = None
+    damping: Optional[np.ndarray] = None
+    friction: Optional[np.ndarray] = None
+    armature: Optional[np.ndarray] = None
     name: str = 'dh_robot'
     mimic: Dict[str, Tuple[str, float, float]] = field(default_factory=dict)
 
@@ -547,13 +549,7 @@ def dh_table(model, convention='standard', tip_link=None):
         joint_names=list(model.joint_names),
         link_names=list(model.body_names), root_link=model.root_link,
         tip_link=tip_link, gravity=model.gravity.copy(),
-        continuous=model.continuous.copy(),
-        lower_limit=model.lower_limit.copy(),
-        upper_limit=model.upper_limit.copy(),
-        velocity_limit=model.velocity_limit.copy(),
-        effort_limit=model.effort_limit.copy(), damping=model.damping.copy(),
-        friction=model.friction.copy(), armature=model.armature.copy(),
-        name=model.name)
+        **joint_properties(model), name=model.name)
 
 
 # --- construction: DH table -> RobotModel -----------------------------------
@@ -616,12 +612,6 @@ def from_dh(table, mass=None, com=None, inertia_com=None, gravity=None,
         origin_translation=np.array([T[:3, 3] for T in origins]),
         mass=table.mass.copy(), com=com, inertia_com=inertia,
         gravity=table.gravity if gravity is None else gravity,
-        continuous=table.continuous.copy(),
-        lower_limit=table.lower_limit.copy(),
-        upper_limit=table.upper_limit.copy(),
-        velocity_limit=table.velocity_limit.copy(),
-        effort_limit=table.effort_limit.copy(),
-        damping=table.damping.copy(), friction=table.friction.copy(),
-        armature=table.armature.copy(), root_link=table.root_link,
+        **joint_properties(table), root_link=table.root_link,
         name=name or table.name, frames=frames)
     return MimicModel(model, table.mimic) if table.mimic else model

@@ -43,6 +43,12 @@ JOINT_DEFAULTS = (
     ('friction', 0.0, float), ('armature', 0.0, float))
 
 
+def joint_properties(source):
+    """Return copies of the optional per-joint properties of ``source``."""
+    return {name: getattr(source, name).copy()
+            for name, _, _ in JOINT_DEFAULTS}
+
+
 class Coordinates:
     """Sizes of a model whose coordinates are named by ``joint_names``."""
 
@@ -202,14 +208,8 @@ class RobotModel(Coordinates):
             origin_translation=self.origin_translation.copy(),
             mass=self.mass.copy(), com=self.com.copy(),
             inertia_com=self.inertia_com.copy(),
-            gravity=self.gravity.copy(), continuous=self.continuous.copy(),
-            lower_limit=self.lower_limit.copy(),
-            upper_limit=self.upper_limit.copy(),
-            velocity_limit=self.velocity_limit.copy(),
-            effort_limit=self.effort_limit.copy(),
-            damping=self.damping.copy(), friction=self.friction.copy(),
-            armature=self.armature.copy(), root_link=self.root_link,
-            name=self.name,
+            gravity=self.gravity.copy(), **joint_properties(self),
+            root_link=self.root_link, name=self.name,
             frames={k: (b, R.copy(), p.copy())
                     for k, (b, R, p) in self.frames.items()})
         fields.update(changes)
