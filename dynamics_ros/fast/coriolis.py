@@ -34,26 +34,77 @@ notes there): with r_j = BC_j^T S_j, s_j = IC_j S_j,
 - zero for two joints on different branches.
 
 Only the velocity half of those passes runs: the outward motion pass, the
-subtree sums of IC, HC and T, then the entries; no accelerations, forces
-or dq entries.  Gravity and qdd do not enter C.
+subtree sums of IC, HC and T, then the entries (a chain from
+CHAIN_ROWS_FROM joints on a row at a time, as the derivatives do); no
+accelerations, forces or dq entries.  Gravity and qdd do not enter C.
 """
+
+import numpy as np
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .packing import PARENT
+from .crba import CHAIN_ROWS_FROM
+from .packing import IS_CHAIN, PARENT
 from .rnea_derivatives import clear, COMPOSITE, JOINT, motion_pass, \
     PSI_DOT, subtree_sums, SUBTREE_SUMS_END, velocity_terms
-from .spatial import dot, load6
+from .spatial import column_dot, dot, load6, load_column, scale, \
+    store_column
 from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES
 
 
+# Rows of the per-call scratch ``columns`` of a chain: S, Psid, G_qd / 2,
+# r / 2 and s of every joint, one component a row (``chain_coriolis``).
+COLUMN_ROWS = 30
+
+
+@compiled(reassociate=True)
+def chain_coriolis(work, C, columns):
+    """
+    Write C of a serial chain a row of entries at a time.
+
+    Every joint k < j is an ancestor of j: row k right of the diagonal is
+    S_k against G_qd / 2 of the joints after it, row j up to the diagonal
+    r_j / 2 and s_j against S and Psid of the joints up to it.  As
+    ``rnea_derivatives.chain_jacobian_entries``: the 6-vectors are first
+    copied down the columns of ``columns``, so that each row is a loop
+    along contiguous numbers (SIMD lanes); the upper rows are computed in
+    full from column 0 and their left part overwritten.
+    """
+    n = C.shape[0]
+    for j in range(n):
+        r, s, G_qd = velocity_terms(work, j)
+        store_column(columns, 0, j, load6(work, j, JOINT))
+        store_column(columns, 6, j, load6(work, j, PSI_DOT))
+        store_column(columns, 12, j, scale(G_qd, 0.5))
+        store_column(columns, 18, j, scale(r, 0.5))
+        store_column(columns, 24, j, s)
+    for k in range(n):
+        S = load_column(columns, 0, k)
+        for j in range(n):
+            C[k, j] = column_dot(S, columns, 12, j)
+    for j in range(n):
+        half_r = load_column(columns, 18, j)
+        s = load_column(columns, 24, j)
+        for k in range(j + 1):
+            C[j, k] = (column_dot(half_r, columns, 0, k)
+                       + column_dot(s, columns, 6, k))
+
+
 @compiled
-def coriolis_sample(table, q, qd, C, work):
-    """Write C(q, qd) of one state into ``C`` (module notes)."""
+def coriolis_sample(table, q, qd, C, work, columns):
+    """
+    Write C(q, qd) of one state into ``C`` (module notes).
+
+    ``columns`` (COLUMN_ROWS, nq) is scratch for a chain's rows.
+    """
+    n = q.shape[0]
     motion_pass(table, q, qd, NO_FORCES, work)
     subtree_sums(table, work, COMPOSITE, SUBTREE_SUMS_END)
+    if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
+        chain_coriolis(work, C, columns)
+        return
     clear(table, C)
-    for j in range(q.shape[0]):
+    for j in range(n):
         r, s, G_qd = velocity_terms(work, j)
         k = j
         while k >= 0:
@@ -71,15 +122,16 @@ def coriolis_kernel(table, work, q, qd, C):
     if not (q.size == qd.size == n and C.shape[0] == n and C.shape[1] == n
             and work.shape[0] == n + 2):
         return BAD_SHAPES
-    coriolis_sample(table, q, qd, C, work)
+    coriolis_sample(table, q, qd, C, work, np.empty((COLUMN_ROWS, n)))
     return DONE
 
 
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, STACK)
 def coriolis_batch(table, work, q, qd, C):
     """Write C(q, qd) of N states (rows of q, qd) into ``C`` (N, nq, nq)."""
+    columns = np.empty((COLUMN_ROWS, q.shape[1]))
     for k in range(q.shape[0]):
-        coriolis_sample(table, q[k], qd[k], C[k], work)
+        coriolis_sample(table, q[k], qd[k], C[k], work, columns)
     return -1
 
 
