@@ -47,8 +47,8 @@ from .crba import CHAIN_ROWS_FROM
 from .packing import IS_CHAIN, PARENT
 from .rnea_derivatives import clear, COMPOSITE, JOINT, motion_pass, \
     PSI_DOT, subtree_sums, SUBTREE_SUMS_END, velocity_terms
-from .spatial import column_dot, dot, load6, load_column, scale, \
-    store_column
+from .spatial import column_dot, column_products, dot, load6, load_column, \
+    scale, store_column
 from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES
 
 
@@ -78,10 +78,7 @@ def chain_coriolis(work, C, columns):
         store_column(columns, 12, j, scale(G_qd, 0.5))
         store_column(columns, 18, j, scale(r, 0.5))
         store_column(columns, 24, j, s)
-    for k in range(n):
-        S = load_column(columns, 0, k)
-        for j in range(n):
-            C[k, j] = column_dot(S, columns, 12, j)
+    column_products(columns, 0, 12, C)
     for j in range(n):
         half_r = load_column(columns, 18, j)
         s = load_column(columns, 24, j)

@@ -29,8 +29,9 @@ from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS, work_columns
-from .spatial import column_dot, dot, inertia_times, joint_frame, load12, \
-    load6, load_column, store, store_column, store_rigid_inertia_to_parent
+from .spatial import column_dot, column_products, dot, inertia_times, \
+    joint_frame, load12, load6, load_column, store, store_column, \
+    store_rigid_inertia_to_parent
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
@@ -94,10 +95,7 @@ def chain_mass_matrix(table, columns, M):
     several times slower); then the armature on the diagonal.
     """
     n = M.shape[0]
-    for k in range(n):
-        S = load_column(columns, 0, k)
-        for j in range(n):
-            M[k, j] = column_dot(S, columns, 6, j)
+    column_products(columns, 0, 6, M)
     for j in range(n):
         s = load_column(columns, 6, j)
         for k in range(j):

@@ -87,6 +87,22 @@ def column_dot(v, columns, first_row, j):
             + v[5] * columns[first_row + 5, j])
 
 
+@compiled(reassociate=True)
+def column_products(columns, left, right, out):
+    """
+    Write out[k, j] = a_k . b_j for every k and j (a row at a time).
+
+    a_k and b_j are the 6-vectors down column k from row ``left`` and
+    column j from row ``right`` of ``columns``: each row of ``out`` is a
+    loop along contiguous numbers, which LLVM runs four lanes at a time.
+    """
+    n = out.shape[0]
+    for k in range(n):
+        a = load_column(columns, left, k)
+        for j in range(n):
+            out[k, j] = column_dot(a, columns, right, j)
+
+
 @compiled(inline=True)
 def add(a, b):
     """Return a + b for two 6-vectors."""
