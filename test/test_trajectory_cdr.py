@@ -126,3 +126,17 @@ def test_a_big_endian_or_empty_buffer_is_left_to_rclpy():
     assert read_trajectory(b'\x00\x00\x00\x00' + bytes(64)) is None
     with pytest.raises(Malformed):
         read_trajectory(b'\x00\x01\x00\x00')
+
+
+def test_a_huge_damaged_count_is_refused_before_it_is_used():
+    msg = JointTrajectory(joint_names=['a', 'b'])
+    for k in range(5):
+        msg.points.append(JointTrajectoryPoint(
+            positions=[k, k], time_from_start=Duration(sec=k)))
+    data = bytearray(serialize_message(msg))
+    # The point count follows the names: 'b' NUL and its padding.
+    at = data.index(b'b\x00') + 4
+    assert data[at:at + 4] == (5).to_bytes(4, 'little')
+    data[at:at + 4] = b'\xff\xff\xff\xff'    # 4 billion points
+    with pytest.raises(Malformed, match='does not fit'):
+        read_trajectory(bytes(data))

@@ -140,8 +140,9 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (BadInput, joint_state_message, message_vector,
-                          name_index, names_text, pick, refuse_mimic_joints,
+from .conversions import (BadInput, joint_state_message, message_trajectory,
+                          message_vector, name_index, names_text,
+                          point_field, refuse_mimic_joints,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
@@ -151,6 +152,7 @@ from .serialized_message import (doubles, serialized_clock,
 from .simulation import (Command, ExternalWrench, FollowTrajectory,
                          NewSimulation, published_joints, Rebuilt, Reset,
                          Simulation)
+from .trajectory_cdr import read_trajectory
 from ..flexible.config import load_flexible, read_config
 from ..model.payload import payload_body
 from ..sim.controllers import default_gains, JointCommands, PidGains
@@ -262,23 +264,21 @@ def per_joint(name, values, n):
     return np.broadcast_to(values, n).copy()
 
 
-def trajectory_efforts(msg, joint_names):
+def trajectory_efforts(arrays, joint_names):
     """
     Return the (k, n) feed-forward efforts of a trajectory, or None.
 
-    Efforts are read by joint name into ``joint_names`` order; either every
-    point has them or none does (else BadInput).
+    ``arrays``: its conversions.TrajectoryArrays.  Efforts are read by
+    joint name into ``joint_names`` order; either every point has them or
+    none does (else BadInput).
     """
-    counts = {len(point.effort) for point in msg.points}
-    if counts == {0}:
+    if arrays.fields['effort'] is None:
         return None
-    if 0 in counts:
+    if not np.all(arrays.fields['effort'][1]):
         raise BadInput('JointTrajectory has efforts on some points only')
-    names = list(msg.joint_names)
+    names = list(arrays.joint_names)
     index = name_index(names, joint_names, 'JointTrajectory')
-    return np.array([pick(point.effort, index, len(names), 'effort', names,
-                          'JointTrajectory point %d' % k)
-                     for k, point in enumerate(msg.points)])
+    return point_field(arrays, 'effort', index, names, False)[0]
 
 
 def refused(reason):
@@ -334,10 +334,7 @@ class SimulatorNode(Node):
         self.starting = False
         self.accepted = None   # the set validate_parameters accepted last
         self.add_on_set_parameters_callback(self.validate_parameters)
-        self.apply_after_set = hasattr(self,
-                                       'add_post_set_parameters_callback')
-        if self.apply_after_set:
-            self.add_post_set_parameters_callback(self.apply_parameters)
+        self.add_post_set_parameters_callback(self.apply_parameters)
         self.started = None   # (wall, simulated) time after the first step
         self.thread = threading.Thread(target=self.loop, daemon=True)
         self.thread.start()
@@ -428,8 +425,6 @@ class SimulatorNode(Node):
         # the loop applies a rebuild only to the model it was built for, so
         # the new model ends up running with the new settings either way.
         self.accepted = (settings, rebuild)
-        if not self.apply_after_set:
-            self.apply_parameters(parameters)
         return SetParametersResult(successful=True)
 
     def apply_parameters(self, parameters):
@@ -636,11 +631,12 @@ class SimulatorNode(Node):
         """
         Hand a serialized trajectory to the reader thread.
 
-        A 10,000-point JointTrajectory takes tens of milliseconds to
-        deserialize and convert: done here, on the executor thread, it would
-        hold up parameter and ~/reset services.  The reader takes the newest
-        only; one superseded before it was read is skipped, as the newer
-        trajectory would replace it anyway.
+        Deserializing a 10,000-point JointTrajectory takes about 130 ms
+        with the GIL held: done here, on the executor thread, it would hold
+        up parameter and ~/reset services.  The reader reads the bytes
+        straight into arrays where it can (``trajectory_cdr``, a few ms),
+        and takes the newest only: one superseded before it was read is
+        skipped, as the newer trajectory would replace it anyway.
         """
         with self.trajectory_ready:
             self.trajectory_data = data
@@ -656,24 +652,26 @@ class SimulatorNode(Node):
                     self.trajectory_ready.wait(0.1)
                 data, self.trajectory_data = self.trajectory_data, None
             try:
-                self.queue_trajectory(
-                    deserialize_message(data, JointTrajectory))
+                self.queue_trajectory(read_trajectory(data) or
+                                      message_trajectory(deserialize_message(
+                                          data, JointTrajectory)))
             except BadInput as error:
                 self.warnings.ignored(TRAJECTORY_TOPIC, str(error))
             except Exception as error:  # noqa: B902 (undecodable bytes)
                 self.warnings.ignored(TRAJECTORY_TOPIC, bounded(
                     'cannot read it: %s' % error))
 
-    def queue_trajectory(self, msg):
-        """Queue a trajectory to follow (else BadInput)."""
+    def queue_trajectory(self, arrays):
+        """Queue a trajectory (TrajectoryArrays) to follow (else BadInput)."""
         simulation = self.simulation
         if simulation is None:
             raise BadInput(NO_MODEL)
         model = simulation.simulator.model
-        refuse_mimic_joints(msg.joint_names, model.mimic, 'JointTrajectory')
-        trajectory = trajectory_arrays(msg, model.joint_names,
+        refuse_mimic_joints(arrays.joint_names, model.mimic,
+                            'JointTrajectory')
+        trajectory = trajectory_arrays(arrays, model.joint_names,
                                        simulation.simulator.t)
-        efforts = trajectory_efforts(msg, model.joint_names)
+        efforts = trajectory_efforts(arrays, model.joint_names)
         self.pending.append(FollowTrajectory(trajectory, efforts,
                                              simulation.model))
 
@@ -836,7 +834,8 @@ class SimulatorNode(Node):
 
     def log_real_time_factor(self):
         """Log how fast the simulation ran, from its first step to now."""
-        if self.started is None or self.simulation is None:
+        # getattr: a node whose start failed has no run to speak of.
+        if getattr(self, 'started', None) is None or self.simulation is None:
             return
         wall = time.perf_counter() - self.started[0]
         simulated = self.simulation.simulator.t - self.started[1]

@@ -86,7 +86,17 @@ class Cursor:
         at = self.take(size)
         if size == 0 or self.data[at + size - 1] != 0:
             raise Malformed('a string is not terminated')
-        return bytes(self.data[at:at + size - 1]).decode('utf-8')
+        try:
+            return bytes(self.data[at:at + size - 1]).decode('utf-8')
+        except UnicodeDecodeError as error:
+            raise Malformed('a string is not UTF-8: %s' % error)
+
+    def count(self, smallest):
+        """Read a sequence's count, each element ``smallest`` bytes or more."""
+        count = self.uint32()
+        if count * smallest > len(self.data) - self.at:
+            raise Malformed('a count of %d does not fit the data' % count)
+        return count
 
     def doubles(self):
         """Return (count, offset) of a sequence of doubles and skip it."""
@@ -154,8 +164,10 @@ def read_trajectory(data):
     cursor = Cursor(data)
     stamp = cursor.stamp()
     cursor.string()                                  # header.frame_id
-    joint_names = [cursor.string() for _ in range(cursor.uint32())]
-    count = cursor.uint32()
+    # A string takes 5 bytes or more (count, NUL), a point 24 (four counts
+    # and time_from_start): a damaged count is refused before it is used.
+    joint_names = [cursor.string() for _ in range(cursor.count(5))]
+    count = cursor.count(24)
     if count < 3:
         return None   # nothing to gain
     # A point's layout depends only on its counts and on where it starts
