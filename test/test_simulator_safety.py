@@ -254,6 +254,36 @@ def test_a_stiff_pid_damper_is_integrated_implicitly():
     assert speeds[True] < 0.05 < 1.0 < speeds[False], speeds
 
 
+@pytest.mark.parametrize('compiled', [True, False])
+def test_the_applied_effort_includes_the_implicit_dampers(compiled):
+    # joint_states effort is what the actuators apply: the held effort and
+    # the dampers handed over to the implicit solve.  Checked against the
+    # motion itself: M qdd + h + URDF damping qd over each step, qdd the
+    # step's mean acceleration (first order in dt, hence the tolerance).
+    model = dr.load_urdf(example_arm_xml('panda'))
+    q0 = 0.5 * (np.clip(model.lower_limit, -2.0, 2.0)
+                + np.clip(model.upper_limit, -2.0, 2.0))
+    simulator = Simulator(model, dt=1e-3, integrator_name='rk4', q0=q0)
+    if not compiled:
+        simulator.compiled = None
+    commands = JointCommands(model, *default_gains(model, q0))
+    simulator.hand_over(commands, warn=False)
+    assert commands.position_damper is not None   # Panda's joints 1 and 3
+    commands.command_position(q0 + 0.3)
+    worst, largest = 0.0, 0.0
+    for _ in range(100):
+        q, qd = simulator.q.copy(), simulator.qd.copy()
+        simulator.step(commands(simulator.t, q, qd, simulator.dt),
+                       commands.damping)
+        acceleration = (simulator.qd - qd) / simulator.dt
+        moving = dr.inverse_dynamics(model, q, qd, acceleration) \
+            + model.damping * simulator.qd
+        worst = max(worst, np.max(np.abs(simulator.applied_effort - moving)))
+        largest = max(largest, np.max(np.abs(moving)))
+    # Without the dampers' torque the error is the damper itself: > 50 N m.
+    assert worst < 0.05 * largest, (worst, largest)
+
+
 def test_a_step_too_long_is_warned_about_for_any_model():
     model = dr.load_urdf(example_arm_xml('panda'))
     with warnings.catch_warnings():

@@ -313,7 +313,7 @@ def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
     toward ``reference`` velocities are integrated implicitly
     (``implicit_damping``, positions moved by ``share`` of the velocity
     change; ``mass``, ``columns``: ``solve_scratch``) on the steps where
-    no impulse acts.
+    no impulse acts; ``applied`` then includes the dampers' torque.
     """
     n = table.shape[0] - 1
     if not (stiff.size == gains.size == reference.size == n
@@ -329,4 +329,8 @@ def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
                               stages[SOLVE], mass, columns)
     if status != DONE:
         return status
+    # The controller's dampers are the actuators' too: their torque over
+    # the step, at its end velocity (backward Euler), joins the effort.
+    for i in range(n):
+        applied[i] += gains[i] * (reference[i] - zd_next[i])
     return end_of_step(joints, z_next, zd_next)

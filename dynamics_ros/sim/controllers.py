@@ -261,6 +261,15 @@ class JointCommands:
             self.damping = None if self.velocity_damper is None else \
                 (self.velocity_damper, self.target)
             return self.velocity_pid(self.target - qd, dt)
+        pid = self.position_pid
+        if self.mode == 'position' and not self.wrapping and \
+                not pid.integrating:
+            # Holding a position, every step of a simulator_node that was
+            # sent one: the PID's sum without its bookkeeping, the same
+            # numbers (p (q* - q) + d (0 - qd), negation being exact).
+            self.damping = None if self.position_damper is None else \
+                (self.position_damper, self.zero)
+            return pid.p * (self.target - q) - pid.d * qd
         q_desired, qd_desired, feedforward = self.reference(t, q)
         error = position_error(self.model, q_desired, q) if self.wrapping \
             else q_desired - q

@@ -218,7 +218,9 @@ class Simulator:
     ``effort`` arguments are either an array (held over the step, model
     joint order), a callable ``effort(t, q, qd)`` evaluated at every
     integrator stage (a continuous-time control law), or None (zero).
-    ``applied_effort`` is the saturated effort at the start of the last step.
+    ``applied_effort`` is the saturated effort at the start of the last step,
+    plus the torque of the controller dampers ``step`` integrated
+    implicitly (``damping``), at the step's end velocity.
     The clock starts at ``start_time``.  ``adaptive_options`` (method, rtol,
     atol) go to the adaptive integrator.  ``implicit_damping``: None
     (stiff joints only, see the module), True (every damped joint) or False
@@ -609,6 +611,7 @@ class Simulator:
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
         z, zd = self._constrain(self.z, self.zd, z, zd, damping)
+        self._add_damper_effort(damping, zd)
         self._finish(t, z, zd)
 
     def set_joint_friction(self, friction=None):
@@ -696,11 +699,26 @@ class Simulator:
         if status > kernel.DIVERGED:
             return False
         t = self.t
-        self.applied_effort = applied
+        self.applied_effort = applied   # with the dampers' torque if DONE
         if status == kernel.CONSTRAIN:
             z, zd = self._constrain(self.z, self.zd, z, zd, damping)
+            self._add_damper_effort(damping, zd)
         self._finish(t, z, zd, finite=status == kernel.DONE)
         return True
+
+    def _add_damper_effort(self, damping, zd):
+        """
+        Add the controller dampers' torque over the step to the effort.
+
+        They act through the implicit solve, not the held effort, but they
+        are the actuators' torque all the same (what joint_states reports):
+        gains * (reference - qd) at the step's end velocity, as backward
+        Euler applies it.
+        """
+        if damping is not None:
+            gains, reference = damping
+            self.applied_effort = self.applied_effort + gains * (
+                reference - zd[:self.nq])
 
     def _finish(self, t, z, zd, finite=False):
         """Check, wrap and store the state at the end of the step at t."""
