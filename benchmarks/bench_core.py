@@ -108,4 +108,6 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    from results_file import record
+    sys.exit(record('bench_core', 'Core algorithms against Pinocchio (make bench)',
+                    main))

@@ -100,6 +100,9 @@ def echo(executor_name):
         DedicatedSubscription
     from dynamics_ros.nodes.qos import PUBLISH_QOS, STATE_QOS
     rclpy.init()
+    # Ended by the benchmark (SIGINT) or by its death (SIGTERM): either way
+    # at once, so that no echo outlives the run and loads the machine.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     node = rclpy.create_node('latency_echo')
     feedforward = node.create_publisher(JointState, 'feedforward',
                                         PUBLISH_QOS)

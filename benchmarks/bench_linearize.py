@@ -154,4 +154,6 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    from results_file import record
+    sys.exit(record('bench_linearize', "Linearization against Pinocchio's derivatives",
+                    main))

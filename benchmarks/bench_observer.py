@@ -154,4 +154,6 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    from results_file import record
+    sys.exit(record('bench_observer', 'External-torque observer: update cost per message',
+                    main))

@@ -90,4 +90,6 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    from results_file import record
+    sys.exit(record('bench_regressor', 'Joint torque regressor against Pinocchio',
+                    main))

@@ -410,4 +410,6 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    raise SystemExit(main(sys.argv))
+    from results_file import record
+    sys.exit(record('bench_simulator', 'Simulator real-time factor (Panda, 1 kHz)',
+                    lambda: main(sys.argv)))
