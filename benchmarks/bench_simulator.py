@@ -166,6 +166,10 @@ def node_in_process(xml, steps):
         node.thread.join()
         simulation = node.simulation
         simulator, commands = simulation.simulator, simulation.commands
+        # The loop took some unheld steps before it stopped: the arm may
+        # have fallen onto a limit (every step then takes the impulse
+        # path).  Hold the initial pose, as the runs in a process do.
+        simulator.reset(keep_time=True)
         node.pending.append(Command('position', simulator.q.copy()))
         for _ in range(100):
             node.advance()
