@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from .figures import save_figure
 from ..dynamics.rnea import inverse_dynamics
 from ..flexible.config import load_flexible
 from ..flexible.control import CubicSplineTrajectory, PIDController
@@ -111,12 +112,7 @@ def plot(fm, result, reference, deflection, path, title):
     axes[2].set_ylabel('modal amplitude (mm)')
     axes[2].set_xlabel('time (s)')
     axes[2].legend(loc='best', fontsize='small', ncol=2)
-    for axis in axes:
-        axis.grid(True, alpha=0.3)
-    axes[0].set_title(title)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, axes, title, path)
 
 
 def run(args):

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from .figures import save_figure
 from ..control.computed_torque import computed_torque
 from ..estimation.collision import CollisionDetector
 from ..estimation.momentum_observer import MomentumObserver
@@ -221,12 +222,7 @@ def plot(model, samples, estimates, flags, wrenches, wrench, path, args,
     axes[3].set_ylabel('collision flag')
     axes[3].set_xlabel('time (s)')
     axes[3].legend(loc='upper left', fontsize='small')
-    for axis in axes:
-        axis.grid(True, alpha=0.3)
-    axes[0].set_title(title)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_figure(figure, axes, title, path)
 
 
 def run(args):

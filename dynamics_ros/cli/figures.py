@@ -1,0 +1,27 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""The finishing touches every demo plot shares (a PNG a person can open)."""
+
+
+def save_figure(figure, axes, title, path):
+    """Grid every axis, title the first, lay out, write ``path``, close."""
+    import matplotlib.pyplot as plt
+    for axis in axes:
+        axis.grid(True, alpha=0.3)
+    axes[0].set_title(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
