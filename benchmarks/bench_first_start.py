@@ -102,8 +102,10 @@ def main(argv=None):
                                                   joint_names, tester)
                 times.append('%.1f%s' % (seconds, ' (said "compiling")'
                                          if compiling else ''))
-                print('.', end='', flush=True)
-            print('\r  %-22s %16s %22s %16s' % (name, *times))
+                sys.stderr.write('.')   # progress, not a result
+                sys.stderr.flush()
+            sys.stderr.write('\n')
+            print('  %-22s %16s %22s %16s' % (name, *times))
             # Each node compiles only the kernels it uses: start the next
             # one from an empty cache again.
             cold.cleanup()

@@ -72,9 +72,9 @@ def run(node_class, args=None):
     if fast.ENABLED and not kernels_cached():
         # numba compiles each kernel on first use: say why nothing happens.
         get_logger(node_class.__name__).info(
-            'compiling kernels (first start, about %d s; "python -m '
-            'dynamics_ros.fast" does it ahead of time, as make venv does)'
-            % FIRST_START_SECONDS)
+            'compiling kernels (first start, about %d s, less for the '
+            'kernels already cached; "python -m dynamics_ros.fast" compiles '
+            'them all ahead of time, as make venv does)' % FIRST_START_SECONDS)
     try:
         node = node_class()
     # ParameterException: a value of the wrong type on the command line or in
