@@ -36,45 +36,6 @@ from ..model.urdf import load_urdf
 TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 
-def send(plan, topic, timeout):
-    """Publish ``plan`` as one JointTrajectory once a subscriber listens."""
-    import rclpy
-    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-
-    rclpy.init()
-    try:
-        node = rclpy.create_node('excite')
-        publisher = node.create_publisher(JointTrajectory, topic, QoSProfile(
-            depth=1, reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        message = JointTrajectory()
-        message.joint_names = list(plan.joint_names)
-        for k, t in enumerate(plan.times):
-            point = JointTrajectoryPoint()
-            point.positions = plan.positions[k].tolist()
-            point.velocities = plan.velocities[k].tolist()
-            point.accelerations = plan.accelerations[k].tolist()
-            nanoseconds = int(round(float(t) * 1e9))
-            point.time_from_start.sec = nanoseconds // 10 ** 9
-            point.time_from_start.nanosec = nanoseconds % 10 ** 9
-            message.points.append(point)
-        deadline = time.monotonic() + timeout
-        while publisher.get_subscription_count() == 0:
-            if time.monotonic() > deadline:
-                return False
-            rclpy.spin_once(node, timeout_sec=0.1)
-        publisher.publish(message)
-        # Let the reliable transport deliver it before the node goes.
-        end = time.monotonic() + 1.0
-        while time.monotonic() < end:
-            rclpy.spin_once(node, timeout_sec=0.1)
-        node.destroy_node()
-        return True
-    finally:
-        rclpy.shutdown()
-
-
 def run(args):
     """Optimize the excitation, write it, send it if asked."""
     import numpy as np
@@ -120,7 +81,9 @@ def run(args):
                                       peaks, precision=2), args.out))
     if args.send:
         progress('waiting for a subscriber on %s...' % args.topic)
-        if not send(plan, args.topic, args.timeout):
+        # rclpy only here, and only in nodes/ (the core stays ROS-free).
+        from ..nodes.trajectory_sender import send_trajectory
+        if not send_trajectory(plan, args.topic, args.timeout):
             print('error: nothing subscribed to %s within %g s' % (
                 args.topic, args.timeout), file=sys.stderr)
             return 1
