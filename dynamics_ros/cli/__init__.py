@@ -15,9 +15,10 @@
 """
 Subcommands of ``python -m dynamics_ros``: one module per command.
 
-Each module here defines ``register(subparsers)``, which adds its parser and
-sets ``run=callable(args) -> exit code`` as a default.  Adding a command is
-adding a module; nothing else changes.
+A command module (``flex_demo`` for ``flex-demo``) defines ``HELP`` (its
+line in ``--help``), ``add_arguments(parser)`` and ``run(args) -> exit
+code``; ``options`` and ``figures`` hold what several commands share.
+Adding a command is adding a module; nothing else changes.
 """
 
 import importlib
@@ -25,9 +26,11 @@ import pkgutil
 
 
 def register_all(subparsers):
-    """Import every command module of this package and register it."""
+    """Import every command module of this package and add its parser."""
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module('%s.%s' % (__name__, info.name))
-        register = getattr(module, 'register', None)
-        if register is not None:
-            register(subparsers)
+        if hasattr(module, 'add_arguments'):
+            parser = subparsers.add_parser(info.name.replace('_', '-'),
+                                           help=module.HELP)
+            module.add_arguments(parser)
+            parser.set_defaults(run=module.run)

@@ -30,10 +30,14 @@ import time
 
 import numpy as np
 
-from .. import load_urdf
+from .options import add_model_options, add_options, load_model
 from ..control.reference_motion import error_statistics, reference_motion, \
     tracking_error
 from ..resources import robot_urdf
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('track a trajectory on the simulated default arm '
+        '(PUMA 560): PD alone vs computed torque')
 
 RUNS = (('pd', 'PD feedback alone'),
         ('computed_torque', 'computed torque'))
@@ -104,8 +108,7 @@ def run(args):
     """Run the demo; return 0 on success."""
     from ..nodes.tracking_demo import TrackingDemo
     urdf = args.urdf or robot_urdf()
-    model = load_urdf(urdf, root_link=args.root or None,
-                      tip_link=args.tip or None, xacro_args=args.xacro_arg)
+    model = load_model(args, urdf)
     parameters = {}
     for name, value in (('root_link', args.root), ('tip_link', args.tip)):
         if value:
@@ -157,22 +160,14 @@ def run(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``demo`` command."""
-    parser = subparsers.add_parser(
-        'demo', help='track a trajectory on the simulated default arm '
-                     '(PUMA 560): PD alone vs computed torque')
-    parser.add_argument('--urdf', help='URDF or .xacro path (default: shipped '
-                                       'PUMA 560)')
-    parser.add_argument('--duration', type=float, default=10.0,
-                        help='length of the reference motion, s')
+def add_arguments(parser):
+    """Add the options of ``demo``."""
+    add_model_options(parser, 'URDF or .xacro path (default: shipped '
+                              'PUMA 560)')
+    add_options(parser, (('--duration', 10.0,
+                          'length of the reference motion, s'),))
     parser.add_argument('--output', default='demo_output',
                         help='folder for tracking.png')
-    parser.add_argument('--root', help='root_link: the fixed base')
-    parser.add_argument('--tip', help='tip_link: keep the chain to this link')
-    parser.add_argument('--xacro-arg', action='append', metavar='NAME:=VALUE',
-                        help='argument of a .xacro --urdf (repeatable)')
     parser.add_argument('--domain', type=int,
                         help='ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else '
                              'one of 20-79)')
-    parser.set_defaults(run=run)

@@ -26,10 +26,15 @@ listed; its gravity torques are those of the independent joints.
 
 import numpy as np
 
-from .. import gravity_torques, load_urdf
+from .options import add_model_options, load_model
+from .. import gravity_torques
 from ..errors import ModelError
 from ..model.dh import dh_table
 from ..model.robot_model import PRISMATIC
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('joint table, DH table, masses and gravity torques '
+        'of a URDF')
 
 FORMULAS = {
     'standard': 'T(i-1,i) = Rz(theta) Tz(d) Tx(a) Rx(alpha)',
@@ -178,24 +183,14 @@ def describe(model, convention='standard', tip_link=None):
 
 def run(args):
     """Load the URDF and print its description."""
-    model = load_urdf(args.urdf, root_link=args.root, tip_link=args.tip,
-                      xacro_args=args.xacro_arg)
+    model = load_model(args)
     print(describe(model, args.dh, args.tip))
     return 0
 
 
-def register(subparsers):
-    """Add the ``describe`` command."""
-    parser = subparsers.add_parser(
-        'describe', help='joint table, DH table, masses and gravity torques '
-                         'of a URDF')
-    parser.add_argument('urdf', help='URDF or .xacro file')
-    parser.add_argument('--xacro-arg', action='append', default=[],
-                        metavar='NAME:=VALUE',
-                        help='argument of a .xacro file (repeatable)')
-    parser.add_argument('--root', help='root link (default: the URDF root)')
-    parser.add_argument('--tip', help='tip link: keep the chain root -> tip')
+def add_arguments(parser):
+    """Add the options of ``describe``."""
+    add_model_options(parser, 'URDF or .xacro file', flag=False)
     parser.add_argument('--dh', choices=('standard', 'modified'),
                         default='standard',
                         help='DH convention (default: standard)')
-    parser.set_defaults(run=run)

@@ -30,8 +30,12 @@ the bag to ``identify``.
 import sys
 import time
 
+from .options import add_model_options, add_options, load_model
 from ..errors import ModelError
-from ..model.urdf import load_urdf
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('optimized identification trajectory of a URDF '
+        '(written as YAML, or sent as a JointTrajectory)')
 
 TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
@@ -50,8 +54,7 @@ def run(args):
         print('[%6.1f s] %s' % (time.monotonic() - start, text), flush=True)
 
     try:
-        model = load_urdf(args.urdf, root_link=args.root, tip_link=args.tip,
-                          xacro_args=args.xacro_arg)
+        model = load_model(args)
         if model.__class__.__name__ != 'RobotModel':
             raise ModelError('excite needs a model without mimic joints')
         bounds = limits(model, args.velocity_fraction, args.acceleration,
@@ -91,38 +94,23 @@ def run(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``excite`` command."""
-    parser = subparsers.add_parser(
-        'excite', help='optimized identification trajectory of a URDF '
-                       '(written as YAML, or sent as a JointTrajectory)')
-    parser.add_argument('urdf', help='URDF or .xacro file')
-    parser.add_argument('--out', default='excitation.yaml',
-                        help='YAML file to write (default: excitation.yaml)')
-    parser.add_argument('--xacro-arg', action='append', default=[],
-                        metavar='NAME:=VALUE',
-                        help='argument of a .xacro file (repeatable)')
-    parser.add_argument('--root', help='root link (default: the URDF root)')
-    parser.add_argument('--tip', help='tip link: keep the chain root -> tip')
-    parser.add_argument('--period', type=float, default=10.0,
-                        help='period of the Fourier series, s')
-    parser.add_argument('--harmonics', type=int, default=5)
-    parser.add_argument('--periods', type=int, default=3,
-                        help='periods in the trajectory')
-    parser.add_argument('--rate', type=float, default=100.0,
-                        help='points per second')
-    parser.add_argument('--velocity-fraction', type=float, default=0.8,
-                        help='fraction of the URDF velocity limits')
-    parser.add_argument('--acceleration', type=float, default=4.0,
-                        help='acceleration limit, rad/s^2 (or m/s^2)')
-    parser.add_argument('--margin', type=float, default=0.1,
-                        help='distance kept from the position limits')
-    parser.add_argument('--iterations', type=int, default=30)
-    parser.add_argument('--restarts', type=int, default=2)
-    parser.add_argument('--seed', type=int, default=0)
+def add_arguments(parser):
+    """Add the options of ``excite``."""
+    add_model_options(parser, 'URDF or .xacro file', flag=False)
+    add_options(parser, (
+        ('--out', 'excitation.yaml', 'YAML file to write'),
+        ('--period', 10.0, 'period of the Fourier series, s'),
+        ('--harmonics', 5, 'harmonics of the Fourier series'),
+        ('--periods', 3, 'periods in the trajectory'),
+        ('--rate', 100.0, 'points per second'),
+        ('--velocity-fraction', 0.8, 'fraction of the URDF velocity limits'),
+        ('--acceleration', 4.0, 'acceleration limit, rad/s^2 (or m/s^2)'),
+        ('--margin', 0.1, 'distance kept from the position limits'),
+        ('--iterations', 30, 'L-BFGS steps from each start'),
+        ('--restarts', 2, 'random starts of the optimizer'),
+        ('--seed', 0, 'seed of the random starts'),
+        ('--timeout', 10.0, 'seconds to wait for a subscriber'),
+        ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),
+    ))
     parser.add_argument('--send', action='store_true',
                         help='publish it as a JointTrajectory')
-    parser.add_argument('--topic', default=TRAJECTORY_TOPIC)
-    parser.add_argument('--timeout', type=float, default=10.0,
-                        help='seconds to wait for a subscriber')
-    parser.set_defaults(run=run)

@@ -22,18 +22,22 @@ Mackay's FLX.  Prints the tip deflection statistics and saves a plot of
 joint angles and tip deflection against time.
 """
 
-import os
 import sys
 import time
 
 import numpy as np
 
 from .figures import save_figure
+from .options import add_figure_options, add_options, figure_path
 from ..dynamics.rnea import inverse_dynamics
 from ..flexible.config import load_flexible
 from ..flexible.control import CubicSplineTrajectory, PIDController
 from ..flexible.simulate import simulate
 from ..resources import shipped_file
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('flexible two-link arm moved along a trajectory '
+        '(Mackay 1988 assumed modes); saves a PNG')
 
 DEFAULT_CONFIG = 'flexible_two_link_planar.yaml'
 
@@ -159,8 +163,7 @@ def run(args):
     error = np.max(np.abs(result.z[:, :fm.nq] - reference), axis=0)
     print('max tracking error: %s rad' % ', '.join(
         '%s %.4f' % (n, e) for n, e in zip(fm.joint_names, error)))
-    os.makedirs(args.output_dir, exist_ok=True)
-    path = os.path.join(args.output_dir, args.output)
+    path = figure_path(args)
     plot(fm, result, reference, deflection, path,
          'flexible %s: cubic-spline move, PID + rigid feedforward'
          % fm.model.name)
@@ -168,21 +171,14 @@ def run(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``flex-demo`` command."""
-    parser = subparsers.add_parser(
-        'flex-demo', help='flexible two-link arm moved along a trajectory '
-        '(Mackay 1988 assumed modes); saves a PNG')
+def add_arguments(parser):
+    """Add the options of ``flex-demo``."""
     parser.add_argument('--config', help='flexible-link YAML (default: '
                         'shipped config/%s)' % DEFAULT_CONFIG)
     parser.add_argument('--urdf', help="URDF path (default: the config's "
                         '"urdf" entry)')
     parser.add_argument('--tip', help='link whose deflection is reported '
                         '(default: the last link)')
-    parser.add_argument('--duration', type=float, default=3.0,
-                        help='simulated time, s (default 3)')
-    parser.add_argument('--move-time', type=float, default=1.5,
-                        help='duration of the move, s (default 1.5)')
     parser.add_argument('--dt', type=float, default=None,
                         help='RK4 step, s (default: 1/20 of the shortest '
                         'natural period, at most 1 ms)')
@@ -193,14 +189,11 @@ def register(subparsers):
     # Gains per joint (one value: all joints).  The derivative gain is kept
     # low: a flexible link's joint sees only a small inertia at high
     # frequency, and a sampled damper kd is stable only for kd dt / I < 2.
-    parser.add_argument('--kp', type=float, nargs='+', default=[150.0, 40.0],
-                        help='proportional gains, N m/rad (default 150 40)')
-    parser.add_argument('--ki', type=float, nargs='+', default=[50.0, 10.0],
-                        help='integral gains, N m/(rad s) (default 50 10)')
-    parser.add_argument('--kd', type=float, nargs='+', default=[10.0, 2.0],
-                        help='derivative gains, N m s/rad (default 10 2)')
-    parser.add_argument('--output-dir', default='demo_output',
-                        help='folder of the PNG (default demo_output)')
-    parser.add_argument('--output', default='flex_demo.png',
-                        help='PNG file name (default flex_demo.png)')
-    parser.set_defaults(run=run)
+    add_options(parser, (
+        ('--duration', 3.0, 'simulated time, s'),
+        ('--move-time', 1.5, 'duration of the move, s'),
+        ('--kp', [150.0, 40.0], 'proportional gains, N m/rad'),
+        ('--ki', [50.0, 10.0], 'integral gains, N m/(rad s)'),
+        ('--kd', [10.0, 2.0], 'derivative gains, N m s/rad'),
+    ))
+    add_figure_options(parser, 'flex_demo.png')

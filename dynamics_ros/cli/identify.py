@@ -28,9 +28,14 @@ import os
 import sys
 import time
 
+from .options import add_model_options, add_options
 from ..dynamics.friction import DEFAULT_SMOOTHING
 from ..errors import IdentificationError, ModelError
 from ..model.urdf import load_urdf, urdf_text
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('identify link inertias and joint friction from '
+        'a bag or CSV of joint_states')
 
 
 def stem(path):
@@ -81,39 +86,27 @@ def run(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``identify`` command."""
-    parser = subparsers.add_parser(
-        'identify', help='identify link inertias and joint friction from '
-                         'a bag or CSV of joint_states')
+def add_arguments(parser):
+    """Add the options of ``identify``."""
     parser.add_argument('recording', help='ROS 2 bag (folder, .db3 or '
                                           '.mcap) or CSV file')
-    parser.add_argument('--urdf', required=True,
-                        help="the robot's URDF (or .xacro)")
+    add_model_options(parser, "the robot's URDF (or .xacro)",
+                      required=True)
     parser.add_argument('--out', required=True,
                         help='URDF to write, with the identified inertials')
     parser.add_argument('--friction', help='friction YAML to write '
                         '(default: OUT without extension + _friction.yaml)')
     parser.add_argument('--report', help='report folder (default: OUT '
                                          'without extension + _report)')
-    parser.add_argument('--topic', default='joint_states',
-                        help='JointState topic in the bag')
-    parser.add_argument('--xacro-arg', action='append', default=[],
-                        metavar='NAME:=VALUE',
-                        help='argument of a .xacro file (repeatable)')
-    parser.add_argument('--root', help='root link (default: the URDF root)')
-    parser.add_argument('--tip', help='tip link: keep the chain root -> tip')
     parser.add_argument('--no-friction', action='store_true',
                         help='identify inertias only')
-    parser.add_argument('--prior-weight', type=float, default=1.0,
-                        help='weight of the URDF values as prior (0: none)')
-    parser.add_argument('--holdout', type=float, default=0.25,
-                        help='fraction at the end kept for validation')
-    parser.add_argument('--cutoff', type=float, default=5.0,
-                        help='low-pass cut-off of the zero-phase filter, Hz')
-    parser.add_argument('--smoothing', type=float, default=DEFAULT_SMOOTHING,
-                        help='Coulomb friction tanh(qd / smoothing), rad/s')
-    parser.add_argument('--min-speed', type=float, default=0.0,
-                        help='leave out a joint near speeds below this '
-                             '(rad/s; stiction), default 0: none')
-    parser.set_defaults(run=run)
+    add_options(parser, (
+        ('--topic', 'joint_states', 'JointState topic in the bag'),
+        ('--prior-weight', 1.0, 'weight of the URDF values as prior (0: none)'),
+        ('--holdout', 0.25, 'fraction at the end kept for validation'),
+        ('--cutoff', 5.0, 'low-pass cut-off of the zero-phase filter, Hz'),
+        ('--smoothing', DEFAULT_SMOOTHING,
+         'Coulomb friction tanh(qd / smoothing), rad/s'),
+        ('--min-speed', 0.0, 'leave out a joint near speeds below this '
+         '(rad/s; stiction), 0: none'),
+    ))

@@ -26,13 +26,13 @@ and a collision flag.  Prints the detection delays and errors and saves a
 PNG of true vs estimated torques, the wrench and the flag.
 """
 
-import os
 import sys
 import time
 
 import numpy as np
 
 from .figures import save_figure
+from .options import add_figure_options, add_options, figure_path
 from ..control.computed_torque import computed_torque
 from ..estimation.collision import CollisionDetector
 from ..estimation.momentum_observer import MomentumObserver
@@ -41,6 +41,11 @@ from ..model.robot_model import REVOLUTE
 from ..model.urdf import load_urdf
 from ..resources import robot_urdf
 from ..sim.simulator import Simulator
+
+# What ``python -m dynamics_ros --help`` says of this command.
+HELP = ('push a simulated arm mid-trajectory; '
+        'estimate the external torques, wrench and collision from joint '
+        'states (momentum observer); saves a PNG')
 
 
 def reference(q0, amplitude, frequency):
@@ -239,8 +244,7 @@ def run(args):
     samples = simulate(model, link, wrench, args)
     estimates, flags, wrenches = observe(model, link, samples, args)
     report(model, samples, estimates, flags, wrenches, wrench, args)
-    os.makedirs(args.output_dir, exist_ok=True)
-    path = os.path.join(args.output_dir, args.output)
+    path = figure_path(args)
     plot(model, samples, estimates, flags, wrenches, wrench, path, args,
          '%s pushed at %s: momentum observer, K = %g 1/s' % (
              model.name, link, args.gain))
@@ -248,12 +252,8 @@ def run(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``observer-demo`` command."""
-    parser = subparsers.add_parser(
-        'observer-demo', help='push a simulated arm mid-trajectory; '
-        'estimate the external torques, wrench and collision from joint '
-        'states (momentum observer); saves a PNG')
+def add_arguments(parser):
+    """Add the options of ``observer-demo``."""
     parser.add_argument('--urdf', help='URDF or xacro (default: the shipped '
                         'PUMA 560)')
     parser.add_argument('--link', help='link pushed (default: tool0, else '
@@ -266,27 +266,15 @@ def register(subparsers):
                         default=[0.0, 0.0, 0.0],
                         help='moment of the push about the link origin, '
                         'N m (default 0 0 0)')
-    parser.add_argument('--push-on', type=float, default=1.0,
-                        help='push starts, s (default 1)')
-    parser.add_argument('--push-off', type=float, default=2.0,
-                        help='push ends, s (default 2)')
-    parser.add_argument('--duration', type=float, default=3.0,
-                        help='simulated time, s (default 3)')
-    parser.add_argument('--dt', type=float, default=1e-3,
-                        help='simulation step and sample period, s '
-                        '(default 0.001)')
-    parser.add_argument('--amplitude', type=float, default=0.3,
-                        help='reference amplitude per joint, rad (0.3)')
-    parser.add_argument('--frequency', type=float, default=0.5,
-                        help='reference frequency, Hz (default 0.5)')
-    parser.add_argument('--gain', type=float, default=50.0,
-                        help='observer gain K, 1/s (default 50)')
-    parser.add_argument('--threshold', type=float, default=5.0,
-                        help='collision threshold, N m (default 5)')
-    parser.add_argument('--hysteresis', type=float, default=0.2,
-                        help='collision hysteresis (default 0.2)')
-    parser.add_argument('--output-dir', default='demo_output',
-                        help='folder of the PNG (default demo_output)')
-    parser.add_argument('--output', default='observer_demo.png',
-                        help='PNG file name (default observer_demo.png)')
-    parser.set_defaults(run=run)
+    add_options(parser, (
+        ('--push-on', 1.0, 'push starts, s'),
+        ('--push-off', 2.0, 'push ends, s'),
+        ('--duration', 3.0, 'simulated time, s'),
+        ('--dt', 1e-3, 'simulation step and sample period, s'),
+        ('--amplitude', 0.3, 'reference amplitude per joint, rad'),
+        ('--frequency', 0.5, 'reference frequency, Hz'),
+        ('--gain', 50.0, 'observer gain K, 1/s'),
+        ('--threshold', 5.0, 'collision threshold, N m'),
+        ('--hysteresis', 0.2, 'collision hysteresis'),
+    ))
+    add_figure_options(parser, 'observer_demo.png')
