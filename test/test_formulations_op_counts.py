@@ -21,17 +21,25 @@ the reason for each difference.  A change to a formulation that changes its
 count must change the pinned number and the README table with it.
 """
 
+import warnings
+
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.formulations.kane import kane_source
+from dynamics_ros.formulations.lagrange import lagrange_inverse_dynamics
+from dynamics_ros.formulations.lagrange_turney import \
+    turney_lagrange_inverse_dynamics
 from dynamics_ros.formulations.newton_euler_links import \
     newton_euler_inverse_dynamics
 from dynamics_ros.formulations.op_counts import Count, count_call, \
     count_formulations, count_source, Counted, generic_chain, PUBLISHED, \
-    STANFORD_ARM_PUBLISHED, turney_term_counts
+    STANFORD_ARM_PUBLISHED, turney_lagrange_term_counts, turney_term_counts
 from dynamics_ros.model.dh import from_dh
+from dynamics_ros.model.urdf_writer import to_urdf
 from dynamics_ros.resources import robot_urdf
 import numpy as np
+from oracle import oracle_for, random_state
+from urdf_factory import random_urdf
 
 
 def test_counting_rules():
@@ -231,3 +239,96 @@ def test_stanford_arm_counts_beside_kane_and_levinson():
     assert pair(speeds) == (792, 448)
     assert [(m, a) for _, m, a in STANFORD_ARM_PUBLISHED] == [
         (2195, 1719), (1541, 1196), (852, 738), (646, 394)]
+
+
+# Turney's Table 2 at n = 6, row by row: (ours, published).  Ours runs
+# lagrange_turney (his Appendix's organisation, every matrix entry counted).
+TURNEY_TABLE_2_AT_6 = [
+    ((960, 720), (960, 720)),      # T_j^i: 15 full 4x4 products
+    ((960, 720), (960, 720)),      # dT_0^i/dq_j: 15 products
+    ((2240, 1680), (2240, 1680)),  # d2T: 35 products (Appendix: 16n(n^2-1)
+                                   # additions, an arithmetic slip)
+    ((1672, 1984), (1336, 1312)),  # delta_q: see the test
+    ((336, 330), (336, 330)),      # traces
+    ((84, 78), (84, 78)),          # gravity
+    ((30, 0), (0, 0)),             # cos, sin and T_{i-1}^i (not in Table 2)
+    ((0, 6), (0, 0)),              # tau_i = kinetic + gravity (not in it)
+]
+
+
+def test_turney_lagrange_table_2_row_by_row():
+    """
+    Lagrange as Turney's Appendix does it: five of Table 2's rows exactly.
+
+    T_j^i, dT, d2T (one full 4x4 product, 64 / 48, per T multiplication;
+    Q insertions free), the traces (16 / 15 each, n - i additions across q)
+    and gravity (4 / 3 each) equal his rows at every n; the d2T additions
+    are Table 2's 8n(n^2 - 1), not the Appendix's 16n(n^2 - 1) (48
+    additions times sum_i i(i - 1)/2 products).  The delta row cannot be
+    reached by an evaluation that computes the torque: per link q it costs
+    8.5q(q + 1) + 16q + 64 / 16q(q + 1) + 32 here.  His additions per q are
+    the same 16q(q + 1) + 32, but Table 2 sums them to (16/3)(n^3 - n) +
+    32n instead of (16/3)n(n + 1)(n + 2) + 32n; his multiplications scale
+    only q(q - 1)/2 second derivatives, leaving out the q terms d2T/dq_j^2
+    qd_j^2 (16 each).  Table 2 also leaves out joining the kinetic and
+    gravity sums (n additions) and forming T_{i-1}^i from cos and sin.
+    """
+    for n in range(1, 9):
+        rows = turney_lagrange_term_counts(n)[0]
+        ours = [pair(count) for _, count, _ in rows]
+        theirs = [published for _, _, published in rows]
+        for row in (0, 1, 2, 4, 5):
+            assert ours[row] == theirs[row], (n, rows[row][0])
+        assert ours[3] == (
+            17 * n * (n + 1) * (n + 2) // 6 + 8 * n * (n + 1) + 64 * n,
+            16 * n * (n + 1) * (n + 2) // 3 + 32 * n)
+        assert ours[3][1] == sum(16 * q * (q + 1) + 32
+                                 for q in range(1, n + 1))
+        assert theirs[3][1] == sum(16 * q * (q - 1) + 32
+                                   for q in range(1, n + 1))
+        # His rows sum to his Table 1 total.
+        assert tuple(np.sum(theirs, 0)) == published('lagrange', n)
+        assert ours[7] == (0, n)
+    rows = turney_lagrange_term_counts(6)[0]
+    assert [(pair(ours), theirs) for _, ours, theirs in rows] == \
+        TURNEY_TABLE_2_AT_6
+    total = sum((ours for _, ours, _ in rows), Count())
+    assert pair(total) == (6282, 5518) and total.trig == 12
+    assert published('lagrange', 6) == (5916, 4840)
+    # Ours less the delta row's difference and the rows Table 2 leaves out
+    # is his total.
+    assert (6282 - (1672 - 1336) - 30, 5518 - (1984 - 1312) - 6) == (
+        5916, 4840)
+
+
+def test_turney_lagrange_computes_the_torques():
+    """
+    The counted organisation is a real evaluation: Pinocchio's torques.
+
+    The counted run on the generic 6-link chain (1e-9 against Pinocchio's
+    RNEA on the same model written as URDF, 1e-12 against our Lagrange),
+    and the float run on the Stanford Arm (prismatic joint 3), PUMA 560 and
+    a mixed revolute / prismatic chain.
+    """
+    _, model, (q, qd, qdd), tau = turney_lagrange_term_counts(6)
+    with warnings.catch_warnings():
+        # The generic chain's random inertias need not be physical; both
+        # sides use them as given.
+        warnings.simplefilter('ignore', dr.ModelWarning)
+        oracle = oracle_for(to_urdf(model))[1]
+    assert_close(tau, oracle.rnea(q, qd, qdd), 1e-9, 'counted run')
+    assert_close(tau, lagrange_inverse_dynamics(model, q, qd, qdd), 1e-12)
+    assert np.max(np.abs(tau)) > 10.0
+    rng = np.random.default_rng(3)
+    for xml in (robot_urdf('stanford_arm'), robot_urdf('puma560'),
+                random_urdf(11, n_movable=4)):
+        if not xml.lstrip().startswith('<'):
+            with open(xml, encoding='utf-8') as stream:
+                xml = stream.read()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', dr.ModelWarning)
+            model, oracle = oracle_for(xml)
+        for _ in range(2):
+            q, qd, qdd, _ = random_state(model, rng)
+            assert_close(turney_lagrange_inverse_dynamics(model, q, qd, qdd),
+                         oracle.rnea(q, qd, qdd), 1e-9, model.name)

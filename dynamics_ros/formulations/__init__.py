@@ -19,6 +19,8 @@ Not used by the fast path (dynamics_ros.dynamics); tests hold each equal to
 it and to the others, and benchmarks/op_counts.py counts their operations.
 
 - lagrange: Uicker/Kahn 4x4 Lagrangian in Lewis's form (Turney et al. sec. 2)
+- lagrange_turney: the same torques in the organisation Turney's Appendix
+  counts (Table 2), for operation counting
 - newton_euler_links: Luh-Walker-Paul Newton-Euler in link frames (sec. 3)
 - modified_newton_euler: Turney's A_i / K_i Newton-Euler (sec. 5)
 - strobing: M, C and G by strobing inverse dynamics (end of sec. 3)

@@ -30,6 +30,9 @@ Two ways, as the papers count:
 - ``count_by_statement`` splits a counted run by the assignment statement
   of one module that did each operation, for per-term tables such as
   Turney's Tables 3 and 4.
+- ``turney_lagrange_term_counts`` runs lagrange_turney (Lagrange as
+  Turney's Appendix organises it, every matrix entry counted: full 4x4
+  products) and splits the count by its phases, the rows of his Table 2.
 
 ``PUBLISHED`` holds the papers' own counts.
 """
@@ -370,8 +373,10 @@ def count_formulations(source, kane=True, seed=0):
 
 
 def _turney_lagrange(n):
-    return (81 * n ** 3 / 6 + 165 * n ** 2 / 2 + 5 * n,
-            40 * n ** 3 / 3 + 58 * n ** 2 - 64 * n / 3)
+    # (81/6)n^3 + (165/2)n^2 + 5n and (40/3)n^3 + 58n^2 - (64/3)n, in
+    # integers (both numerators divide exactly for every n).
+    return ((81 * n ** 3 + 495 * n ** 2 + 30 * n) // 6,
+            (40 * n ** 3 + 174 * n ** 2 - 64 * n) // 3)
 
 
 PUBLISHED = {
@@ -465,3 +470,65 @@ def turney_term_counts(name, n, seed=0, principal_axes=False):
             set(by_label) - {label for row in TURNEY_TERMS[name]
                              for label in row[3]}))
     return rows
+
+
+# Turney, Mudge and Lee 1980, Table 2 (Lagrange), row by row: (their term,
+# the phase of lagrange_turney that does it, n -> (mults, adds)).  The rows
+# sum to Table 1's Lagrange count; the phases without a row are operations
+# Table 2 does not list.
+TURNEY_TABLE_2 = [
+    ('T_j^i', 'T_j^i', lambda n: (32 * n * (n - 1), 24 * n * (n - 1))),
+    ('dT_0^i/dq_j', 'dT', lambda n: (32 * n * (n - 1), 24 * n * (n - 1))),
+    ('d2T_0^i/dq_j dq_k', 'd2T',
+     lambda n: (32 * n * (n * n - 1) // 3, 8 * n * (n * n - 1))),
+    ('[sum_j dT qdd_j + sum_jk d2T qd_j qd_k] J_q^a', 'delta',
+     lambda n: ((17 * n ** 3 + 51 * n ** 2 + 418 * n) // 6,
+                (16 * n ** 3 + 80 * n) // 3)),
+    ('Tr{delta_q dT_0^q/dq_i}', 'trace',
+     lambda n: (8 * n * n + 8 * n, 8 * n * n + 7 * n)),
+    ('sum_q z0^t dT_0^q/dq_i m_q g r-bar_q', 'gravity',
+     lambda n: (2 * n * n + 2 * n, 2 * n * n + n)),
+    ('(not in Table 2) cos, sin and T_{i-1}^i', 'link transforms',
+     lambda n: (0, 0)),
+    ('(not in Table 2) tau_i = kinetic_i + gravity_i', 'tau',
+     lambda n: (0, 0)),
+]
+
+
+def turney_lagrange_term_counts(source, seed=0):
+    """
+    Count Lagrange in Turney's Appendix organisation, row by row of Table 2.
+
+    ``source`` is n (a generic chain) or a model.  Returns ([(their term,
+    ours Count, published (mults, adds))] in the order of TURNEY_TABLE_2,
+    the model, the state (q, qd, qdd) and the counted run's torques as
+    floats); the rows cover the whole count.  Every matrix entry is a
+    counted number (lagrange_turney module notes): Turney counts full 4x4
+    products.
+    """
+    from .lagrange_turney import PHASES, turney_lagrange_inverse_dynamics
+
+    model = from_dh(generic_chain(source, seed)) if isinstance(
+        source, int) else source
+    n = len(model.joint_names)
+    q, qd, qdd = np.random.default_rng(seed).uniform(-1.0, 1.0, (3, n))
+    counter = Count()
+    booked = {}
+    mark = [Count()]
+
+    def on_phase(name):
+        now = Count(counter.mults, counter.adds, counter.divs, counter.trig)
+        before = mark[0]
+        booked[name] = Count(now.mults - before.mults, now.adds - before.adds,
+                             now.divs - before.divs, now.trig - before.trig)
+        mark[0] = now
+
+    tau = turney_lagrange_inverse_dynamics(
+        model, *(counted_vector(x, counter) for x in (q, qd, qdd)),
+        entry=lambda value: Counted(value, counter), on_phase=on_phase)
+    if sorted(booked) != sorted(PHASES):
+        raise AssertionError('phases not booked: %s' % sorted(
+            set(PHASES) - set(booked)))
+    rows = [(term, booked[phase], law(n))
+            for term, phase, law in TURNEY_TABLE_2]
+    return rows, model, (q, qd, qdd), value_of(tau)
