@@ -66,7 +66,8 @@ Time: ``to_seconds(Time or Duration msg)``, ``time_message(seconds)``.
 
 Warnings: ``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a
 warning at most once per ``period`` seconds (wall clock) per ``key`` and
-says how many were suppressed meanwhile; ``.ignored(topic, reason)`` logs
+says how many were suppressed meanwhile (``text`` may be a function, called
+only when the warning is logged); ``.ignored(topic, reason)`` logs
 '<topic> ignored: <reason>' keyed by both.  A text longer than
 ``MAX_LOG_CHARS`` is cut.
 
@@ -198,7 +199,7 @@ def pick(values, index, size, field, names, what='JointState'):
         raise BadInput('%s %s has %d values for %d names' % (
             what, field, len(values), size))
     picked = np.asarray(values, dtype=float)[index]
-    if not np.all(np.isfinite(picked)):
+    if not np.isfinite(picked).all():
         bad = int(np.flatnonzero(~np.isfinite(picked))[0])
         raise BadInput('%s %s of joint %s is %r (not finite)' % (
             what, field, quote(names[index[bad]]), float(picked[bad])))
@@ -482,7 +483,12 @@ class ThrottledWarnings:
         self._suppressed = {}
 
     def warn(self, key, text):
-        """Log ``text`` unless ``key`` was logged less than a period ago."""
+        """
+        Log ``text`` unless ``key`` was logged less than a period ago.
+
+        ``text`` may be a function returning the text: it is called only
+        when the warning is logged (a 1 kHz path formats nothing it drops).
+        """
         now = self.clock()
         last = self._last.get(key)
         if last is not None and now - last < self.period:
@@ -491,6 +497,8 @@ class ThrottledWarnings:
         if len(self._last) > 1000:  # many distinct keys: forget old ones
             self._last.clear()
         suppressed = self._suppressed.pop(key, 0)
+        if callable(text):
+            text = text()
         text = shorten(text, MAX_LOG_CHARS)
         if suppressed:
             text = '%s (%d similar warnings suppressed)' % (text, suppressed)

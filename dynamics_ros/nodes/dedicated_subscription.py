@@ -29,7 +29,8 @@ by ``node`` first, so namespaces and remaps given to the node apply.  The
 callback runs on the thread: guard shared state with a lock.  An exception
 from the callback is logged and the thread goes on.  ``destroy()`` stops
 the thread (within 0.1 s) and destroys the helper node; call it before
-shutting rclpy down.
+shutting rclpy down.  With ``raw=True`` the callback gets each message's
+serialized bytes (rclpy's raw subscription), to read as it likes.
 """
 
 import threading
@@ -47,7 +48,7 @@ WAIT_S = 0.1  # how soon the thread notices destroy()
 class DedicatedSubscription:
     """Subscribe ``callback`` to ``topic`` on a thread of its own."""
 
-    def __init__(self, node, msg_type, topic, callback, qos):
+    def __init__(self, node, msg_type, topic, callback, qos, raw=False):
         """Create the helper node, the subscription and the thread."""
         self.context = node.context
         self.logger = node.get_logger()
@@ -60,7 +61,7 @@ class DedicatedSubscription:
             start_parameter_services=False, parameter_overrides=[
                 Parameter('start_type_description_service', value=False)])
         self.subscription = self.node.create_subscription(
-            msg_type, resolved, self._call, qos,
+            msg_type, resolved, self._call, qos, raw=raw,
             event_callbacks=SubscriptionEventCallbacks(
                 use_default_callbacks=False))
         self.executor = EventsExecutor(context=self.context)

@@ -65,21 +65,25 @@ naming one is dropped with a warning (they take no command).
 
 import threading
 
+from builtin_interfaces.msg import Time
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (is_zero_time, joint_state_message, JointStateReader,
+from .conversions import (BadInput, joint_state_message, JointStateReader,
                           quote, refuse_mimic_joints, ThrottledWarnings,
-                          to_seconds, trajectory_arrays, vector_message)
+                          trajectory_arrays, vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .joint_state_cdr import JointStateCdrReader
 from .model_source import model_index, ModelSource, NO_MODEL
 from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from .serialized_message import serialized_effort_state, serialized_vector
 from ..control.computed_torque import computed_torque
 from ..control.saturation import (check_limits, check_scale, effort_limits,
                                   saturate)
@@ -92,6 +96,11 @@ MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
 LIMIT_PARAMETERS = ('saturate', 'effort_limit_scale', 'effort_limits')
 OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
                   'effort_limits', 'friction_file')
+# What the 1 kHz path keeps in ``cache`` instead of reading parameters per
+# message, and the parameters each entry is computed from: a set of one of
+# them forgets the entry (after_set_parameters), a new model all of them.
+CACHED = {'mode': ('mode',), 'kp': ('kp',), 'kd': ('kd',),
+          'limits': LIMIT_PARAMETERS, 'friction': ('friction_file',)}
 
 
 def check_gains(name, values, n=None):
@@ -168,6 +177,11 @@ def check_own_parameters(values, n=None):
     return None
 
 
+def worst(values):
+    """Return the value of largest magnitude of ``values``."""
+    return values[int(np.argmax(np.abs(values)))]
+
+
 def limits_text(name, value, limit):
     """Return the warning for joint ``name`` clipped from ``value``."""
     return 'effort of joint %s saturated: %.6g clipped to the limit +-%.6g ' \
@@ -185,7 +199,7 @@ class InverseDynamicsNode(Node):
         self.model = None
         self.cache = {}
         self.trajectory = None
-        self.held_position = None
+        self.held = None  # the reference until a trajectory: hold(first q)
         self.last_state = None
         # Set before anything can raise: destroy_node runs on a node that
         # failed to start too (rclpy destroys it at shutdown).
@@ -229,11 +243,13 @@ class InverseDynamicsNode(Node):
         self.add_post_set_parameters_callback(self.after_set_parameters)
         # The 1 kHz input gets a thread and a tiny executor of its own; so
         # do trajectories, whose conversion from DDS (about 0.1 s for 10,000
-        # points) must not hold up the parameter services.
+        # points) must not hold up the parameter services.  Joint states
+        # arrive serialized: read in place (joint_state_cdr), not converted
+        # to a Python message first.
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
-            STATE_QOS)
+            STATE_QOS, raw=True)
         self.trajectory_subscriptions = [
             DedicatedSubscription(self, JointTrajectory, topic,
                                   self.warnings.dropping(topic, callback),
@@ -262,13 +278,12 @@ class InverseDynamicsNode(Node):
                                    reason=reason or '')
 
     def after_set_parameters(self, parameters):
-        """Forget the limits in use when a parameter they depend on changed."""
-        if any(p.name in LIMIT_PARAMETERS for p in parameters):
-            with self.lock:   # answers compute and cache them under it
-                self.cache.pop('limits', None)
-        if any(p.name == 'friction_file' for p in parameters):
-            with self.lock:
-                self.cache.pop('friction', None)
+        """Forget what was computed from a parameter that changed."""
+        names = {p.name for p in parameters}
+        with self.lock:   # answers compute and cache them under it
+            for key, sources in CACHED.items():
+                if names.intersection(sources):
+                    self.cache.pop(key, None)
 
     def friction(self):
         """Return the JointFriction in model order, None: none (cached)."""
@@ -316,25 +331,31 @@ class InverseDynamicsNode(Node):
         if limits is None:
             return efforts
         clipped, mask = saturate(efforts, limits)
-        if np.any(mask):
-            values = np.atleast_2d(efforts)
-            for j in np.flatnonzero(np.any(np.atleast_2d(mask), axis=0)):
-                column = values[:, j]
-                worst = column[int(np.argmax(np.abs(column)))]
-                self.warnings.warn(('saturated', j), limits_text(
-                    self.joint_names[j], worst, limits[j]))
+        if mask.any():
+            values = efforts.reshape(-1, efforts.shape[-1])
+            clips = mask if mask.ndim == 1 else mask.any(axis=0)
+            for j in np.flatnonzero(clips).tolist():
+                # Formatted only when logged: most clips are throttled.
+                self.warnings.warn(('saturated', j), lambda j=j: (
+                    limits_text(self.joint_names[j], worst(values[:, j]),
+                                limits[j])))
         return clipped
 
     def gains(self, name):
         """Return per-joint gains in model order (ValueError: unfit)."""
-        value = self.get_parameter(name).value
-        cached = self.cache.get(name)
-        # Checking and reordering costs more than comparing a few floats.
-        if cached is not None and cached[0] == value:
-            return cached[1]
-        gains = self.model_order_gains(name, value)
-        self.cache[name] = (value, gains)
+        gains = self.cache.get(name)
+        if gains is None:   # forgotten when kp / kd or the model change
+            gains = self.model_order_gains(name,
+                                           self.get_parameter(name).value)
+            self.cache[name] = gains
         return gains
+
+    def mode(self):
+        """Return the mode parameter (cached like the gains)."""
+        mode = self.cache.get('mode')
+        if mode is None:
+            mode = self.cache['mode'] = self.get_parameter('mode').value
+        return mode
 
     def model_order_gains(self, name, value):
         """Return gains ``value`` (joints order) in model order."""
@@ -358,9 +379,14 @@ class InverseDynamicsNode(Node):
             self.index = model_index(model, joint_names)
             self.cache.clear()
             self.reader = JointStateReader(model.joint_names)
+            self.cdr_reader = JointStateCdrReader(model.joint_names)
+            # The outputs kept serialized (None: layout not recognised,
+            # messages are built instead).
+            self.effort_output = serialized_vector(len(joint_names))
+            self.feedforward_output = serialized_effort_state(joint_names)
             if not same_joints:
                 self.trajectory = None
-                self.held_position = None
+                self.held = None
                 self.last_state = None
 
     def destroy_node(self):
@@ -379,41 +405,53 @@ class InverseDynamicsNode(Node):
         """Return the node clock (sim time if use_sim_time) in seconds."""
         return self.get_clock().now().nanoseconds * 1e-9
 
-    def on_joint_state(self, msg):
-        """Compute and publish the torques for one joint state."""
+    def on_joint_state(self, data):
+        """Compute and publish the torques for one serialized joint state."""
         with self.lock:
-            self.answer(msg)
+            if self.model is None:
+                self.warnings.ignored('joint_states', NO_MODEL)
+                return
+            read = self.cdr_reader(data)
+            if read is None:   # not read in place: as a message
+                read = self.read_message(data)
+            self.answer(*read)
 
-    def answer(self, msg):
-        """Compute and publish the torques for ``msg`` (lock held)."""
-        if self.model is None:
-            self.warnings.ignored('joint_states', NO_MODEL)
-            return
-        state = self.reader(msg)
-        if self.held_position is None:
-            self.held_position = state.position.copy()
-        self.last_state = (state.position, state.velocity)
-        stamp = msg.header.stamp
-        if is_zero_time(stamp):
-            stamp = self.get_clock().now().to_msg()
+    def read_message(self, data):
+        """Return ((sec, nanosec), JointArrays) of ``data`` deserialized."""
         try:
-            tau = self.torques(to_seconds(stamp), state.position,
+            msg = deserialize_message(data, JointState)
+        except Exception as error:  # noqa: B902 (whatever rclpy raises)
+            raise BadInput('not a JointState (%s)' % type(error).__name__)
+        stamp = msg.header.stamp
+        return (stamp.sec, stamp.nanosec), self.reader(msg)
+
+    def answer(self, stamp, state):
+        """Compute and publish the torques for a joint state (lock held)."""
+        if self.held is None:   # made once, not per answer (none writes it)
+            self.held = hold(state.position)
+        self.last_state = (state.position, state.velocity)
+        sec, nanosec = stamp
+        if sec == 0 and nanosec == 0:
+            sec, nanosec = divmod(self.get_clock().now().nanoseconds,
+                                  1000000000)
+        try:
+            tau = self.torques(sec + 1e-9 * nanosec, state.position,
                                state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             reason = 'computation failed: %s' % error
             self.warnings.warn(reason, 'no torques published: %s' % reason)
             return
-        self.publish(tau, stamp)
+        self.publish(tau, sec, nanosec)
 
     def reference(self, time):
         """Return the desired q, qd and qdd at ``time`` in model order."""
         if self.trajectory is not None:
             return sample(self.trajectory, time)
-        return hold(self.held_position)
+        return self.held
 
     def torques(self, time, q, qd):
         """Return tau (model order) for the current mode (else ValueError)."""
-        mode = self.get_parameter('mode').value
+        mode = self.mode()
         if mode == 'gravity':
             tau = gravity_torques(self.model, q)
         elif mode == 'inverse_dynamics':
@@ -427,19 +465,27 @@ class InverseDynamicsNode(Node):
         if friction is not None:
             rate = desired[1] if mode == 'inverse_dynamics' else qd
             tau = tau + friction.torque(rate, offset=False)
-        if not np.all(np.isfinite(tau)):
+        if not np.isfinite(tau).all():
             raise ArithmeticError('torques are not finite (%s)' % quote(tau))
         return tau
 
-    def publish(self, tau, stamp):
+    def publish(self, tau, sec, nanosec):
         """Publish model-order ``tau`` in joints order on both topics."""
         ordered = self.saturated(tau[self.index])
-        # At 1 kHz, building a message nobody reads is worth skipping.
-        if self.effort_publisher.get_subscription_count():
+        # Serialized outputs: two buffer copies, no Python message built.
+        if self.effort_output is not None:
+            self.effort_publisher.publish(
+                self.effort_output.serialized(0, (ordered,)))
+        elif self.effort_publisher.get_subscription_count():
             self.effort_publisher.publish(vector_message(ordered))
-        if self.feedforward_publisher.get_subscription_count():
+        if self.feedforward_output is not None:
+            self.feedforward_publisher.publish(
+                self.feedforward_output.serialized(
+                    sec * 1000000000 + nanosec, (ordered,)))
+        elif self.feedforward_publisher.get_subscription_count():
             self.feedforward_publisher.publish(joint_state_message(
-                self.joint_names, stamp, effort=ordered))
+                self.joint_names, Time(sec=sec, nanosec=nanosec),
+                effort=ordered))
 
     def read_trajectory(self, msg, model, start_time):
         """Return the Trajectory of ``msg`` in model order (or BadInput)."""

@@ -15,11 +15,12 @@
 """
 Messages kept serialized: only their stamp and numbers are rewritten.
 
-simulator_node publishes ``joint_states`` and ``/clock`` every step; rclpy
-publishes ``bytes`` as a serialized message as they are, so converting and
-serializing a Python message per step (most of the cost of a small message)
-is replaced by packing the new stamp and numbers into a buffer whose layout
-was found once.
+simulator_node publishes ``joint_states`` and ``/clock`` every step, and
+inverse_dynamics_node ``feedforward`` and ``effort_commands`` for every
+joint state; rclpy publishes ``bytes`` as a serialized message as they
+are, so converting and serializing a Python message each time (most of the
+cost of a small message) is replaced by packing the new stamp and numbers
+into a buffer whose layout was found once.
 """
 
 from array import array
@@ -29,6 +30,7 @@ from builtin_interfaces.msg import Time
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
 from rosgraph_msgs.msg import Clock
+from std_msgs.msg import Float64MultiArray
 
 from .conversions import joint_state_message
 
@@ -64,18 +66,20 @@ class SerializedMessage:
     marker values (``fill``, which must give each array ``sizes[k]``
     distinct markers), and checked by deserializing a filled copy; a
     ValueError says the layout was not recognised (the caller then builds
-    messages as usual).
+    messages as usual).  A message without a stamp (``stamped=False``)
+    ignores the ``nanoseconds`` of ``serialized``.
     """
 
-    def __init__(self, prototype, fill, sizes):
+    def __init__(self, prototype, fill, sizes, stamped=True):
         stamp = Time(sec=MARKER_STAMP[0], nanosec=MARKER_STAMP[1])
         markers = [MARKER_VALUE * (k + 1) + np.arange(size)
                    for k, size in enumerate(sizes)]
         fill(prototype, stamp, markers)
         data = serialize_message(prototype)
-        self.stamp_at = found_once(data, STAMP.pack(*MARKER_STAMP))
+        self.stamp_at = found_once(data, STAMP.pack(*MARKER_STAMP)) \
+            if stamped else None
         offsets = [found_once(data, values.tobytes()) for values in markers]
-        if self.stamp_at is None or None in offsets:
+        if (stamped and self.stamp_at is None) or None in offsets:
             raise ValueError('%s: serialized layout not recognised'
                              % type(prototype).__name__)
         self.buffer = bytearray(data)
@@ -96,8 +100,10 @@ class SerializedMessage:
 
     def serialized(self, nanoseconds, values=()):
         """Return the message stamped ``nanoseconds`` with ``values``."""
-        STAMP.pack_into(self.buffer, self.stamp_at,
-                        nanoseconds // 1000000000, nanoseconds % 1000000000)
+        if self.stamp_at is not None:
+            STAMP.pack_into(self.buffer, self.stamp_at,
+                            nanoseconds // 1000000000,
+                            nanoseconds % 1000000000)
         for numbers, value in zip(self.arrays, values):
             numbers[:] = value
         return bytes(self.buffer)
@@ -108,6 +114,17 @@ def fill_joint_state(msg, stamp, arrays):
     msg.header.stamp = stamp
     msg.position, msg.velocity, msg.effort = (doubles(np.asarray(values))
                                               for values in arrays)
+
+
+def fill_effort_state(msg, stamp, arrays):
+    """Set a JointState's stamp and its effort (no position, velocity)."""
+    msg.header.stamp = stamp
+    msg.effort = doubles(np.asarray(arrays[0]))
+
+
+def fill_vector(msg, stamp, arrays):
+    """Set a Float64MultiArray's data (it has no stamp)."""
+    msg.data = doubles(np.asarray(arrays[0]))
 
 
 def fill_clock(msg, stamp, arrays):
@@ -121,6 +138,24 @@ def serialized_joint_state(joint_names):
     try:
         return SerializedMessage(joint_state_message(joint_names),
                                  fill_joint_state, (n, n, n))
+    except ValueError:
+        return None
+
+
+def serialized_effort_state(joint_names):
+    """Return the SerializedMessage of a JointState of efforts, or None."""
+    try:
+        return SerializedMessage(joint_state_message(joint_names),
+                                 fill_effort_state, (len(joint_names),))
+    except ValueError:
+        return None
+
+
+def serialized_vector(size):
+    """Return the SerializedMessage of a Float64MultiArray, or None."""
+    try:
+        return SerializedMessage(Float64MultiArray(), fill_vector, (size,),
+                                 stamped=False)
     except ValueError:
         return None
 

@@ -1,0 +1,151 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A serialized JointState read straight into arrays.
+
+At 1 kHz, turning each ``joint_states`` message into a Python JointState
+(a list of name strings, three arrays) and then into numpy arrays costs
+more than the dynamics.  A publisher keeps its joint names and their
+order, so the serialized name list is the same bytes in every message:
+``JointStateCdrReader`` decodes it once, keeps those bytes, and for each
+later message only checks that they are there again (one ``startswith``)
+before reading the stamp and the numbers in place.
+
+The layout is plain CDR, little-endian (see ``trajectory_cdr``): the
+stamp (int32 sec, uint32 nanosec) right after the 4-byte encapsulation
+header, ``frame_id``, the names (a uint32 count, each a uint32 length
+counting its NUL and the bytes), then position, velocity and effort, each
+a uint32 count and, when not empty, its doubles aligned to 8 from the
+origin.  The reader gives the same arrays, and raises the same BadInput
+with the same text, as ``conversions.JointStateReader`` on the
+deserialized message; whatever it does not read with certainty (another
+encoding, a name with a NUL inside, a count past the end of the data) it
+declines with None, and the caller deserializes the message as usual.
+"""
+
+import struct
+
+import numpy as np
+
+from .conversions import JointArrays, name_index, pick
+
+ORIGIN = 4                  # the CDR stream starts after the encapsulation
+CDR_LE = b'\x00\x01'        # plain CDR, little-endian
+UINT32 = struct.Struct('<I')
+STAMP = struct.Struct('<iI')
+FIELDS = ('position', 'velocity', 'effort')
+
+
+def read_names(data, at):
+    """
+    Return (names, end) of the string sequence at offset ``at``, or None.
+
+    None for anything not read with certainty: a count or length past the
+    data, a string without its NUL, a NUL inside one (rclpy would cut the
+    name there), bytes that are not UTF-8.
+    """
+    end = len(data)
+    if at + 4 > end:
+        return None
+    count = UINT32.unpack_from(data, at)[0]
+    at += 4
+    if count * 5 > end - at:   # each name takes 5 bytes or more
+        return None
+    names = []
+    for _ in range(count):
+        at += -at % 4
+        if at + 4 > end:
+            return None
+        size = UINT32.unpack_from(data, at)[0]
+        at += 4
+        if size == 0 or at + size > end or data[at + size - 1] != 0:
+            return None
+        text = data[at:at + size - 1]
+        if b'\x00' in text:
+            return None
+        try:
+            names.append(text.decode('utf-8'))
+        except UnicodeDecodeError:
+            return None
+        at += size
+    return names, at
+
+
+class JointStateCdrReader:
+    """Read serialized JointStates into arrays in a fixed joint order."""
+
+    def __init__(self, joint_names):
+        """Read joints ``joint_names`` (in that order) from messages."""
+        self.joint_names = list(joint_names)
+        self._name_bytes = None   # the serialized names last seen
+        self._names = None
+        self._index = None
+
+    def learn_names(self, data, at):
+        """Decode the names at ``at``; return False if not read with certainty."""
+        read = read_names(data, at)
+        if read is None:
+            return False
+        names, end = read
+        # The same check and reason as JointStateReader (BadInput).
+        index = name_index(names, self.joint_names, 'JointState')
+        self._name_bytes = bytes(data[at:end])
+        self._names, self._index = names, index
+        return True
+
+    def __call__(self, data):
+        """
+        Return ((sec, nanosec), JointArrays) of serialized ``data``.
+
+        BadInput as JointStateReader raises it for the message; None when
+        ``data`` is not read here (deserialize it instead).
+        """
+        end = len(data)
+        if end < 16 or data[0] != 0 or data[1] != 1:
+            return None
+        stamp = STAMP.unpack_from(data, 4)
+        at = 16 + UINT32.unpack_from(data, 12)[0]   # after frame_id
+        at += -at % 4
+        if at > end:
+            return None
+        if self._name_bytes is None or not data.startswith(
+                self._name_bytes, at):
+            if not self.learn_names(data, at):
+                return None
+        at += len(self._name_bytes)
+        index, names = self._index, self._names
+        size = len(names)
+        arrays = []
+        for field in FIELDS:
+            at += -at % 4
+            if at + 4 > end:
+                return None
+            count = UINT32.unpack_from(data, at)[0]
+            at += 4
+            if count == 0:
+                if field == 'position':
+                    pick((), index, size, field, names)  # BadInput: empty
+                arrays.append(None)
+                continue
+            at += -(at - ORIGIN) % 8
+            if count > (end - at) // 8:
+                return None
+            values = np.frombuffer(data, '<f8', count, at)
+            at += 8 * count
+            arrays.append(pick(values, index, size, field, names))
+        position, velocity, effort = arrays
+        if velocity is None:
+            velocity = np.zeros(len(index))
+        return stamp, JointArrays(position, velocity, effort)
