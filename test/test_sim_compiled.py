@@ -67,6 +67,12 @@ class Spy:
         self.statuses.append(int(result[0]))
         return result
 
+    def hold(self, *arguments):
+        """Run the compiled position hold and note its status."""
+        result = self.compiled.hold(*arguments)
+        self.statuses.append(int(result[0]))
+        return result
+
 
 def twins(model, integrator, **options):
     """Return a compiled simulator (spied on) and a Python one."""
@@ -292,3 +298,81 @@ def test_stiff_damping_is_solved_in_the_kernel_as_in_python(integrator):
     kernel = compiled.compiled.kernel
     assert kernel.DONE in compiled.compiled.statuses
     assert np.all(np.abs(compiled.q - q0) > 1e-3)
+
+
+def held_pose_twins(model, integrator, q0, target, hand_over):
+    """Return twins (compiled, Python) and a position hold for each."""
+    compiled, python = twins(model, integrator, q0=q0)
+    controllers = []
+    for simulator in (compiled, python):
+        commands = JointCommands(model, *default_gains(model, q0))
+        if hand_over:
+            simulator.hand_over(commands, warn=False)
+        commands.command_position(target)
+        controllers.append(commands)
+    return compiled, python, controllers
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_a_position_hold_computed_in_the_kernel_steps_as_its_effort(
+        panda, integrator):
+    # hold_step computes p (target - q) - d qd inside the kernel: the same
+    # numbers as the Python step under the effort JointCommands returns.
+    q0 = 0.5 * (np.clip(panda.lower_limit, -2.0, 2.0)
+                + np.clip(panda.upper_limit, -2.0, 2.0))
+    compiled, python, (held, commanded) = held_pose_twins(
+        panda, integrator, q0, q0 + 0.3, hand_over=False)
+    for _ in range(STEPS):
+        compiled.hold_step(*held.hold(), held.damping)
+        python.step(commanded(python.t, python.q, python.qd, python.dt),
+                    commanded.damping)
+        assert_same_state(compiled, python)
+    assert len(compiled.compiled.statuses) == STEPS
+    assert np.all(np.abs(compiled.q - q0) > 1e-3)
+
+
+def test_a_position_hold_with_handed_over_dampers_steps_as_in_python():
+    # xArm7 (stiff wrist damping, no friction): the hold's dampers go to
+    # the kernel's implicit solve; Cholesky against numpy's inverse.
+    model = dr.load_urdf(os.path.join(robots_directory(), 'xarm_description',
+                                      'urdf', 'xarm7.urdf'))
+    model.friction = np.zeros(model.nq)
+    q0 = np.full(model.nq, 0.3)
+    compiled, python, (held, commanded) = held_pose_twins(
+        model, 'rk4', q0, q0 + 0.4, hand_over=True)
+    assert held.hold() is not None and held.damping is not None
+    for _ in range(STEPS):
+        compiled.hold_step(*held.hold(), held.damping)
+        python.step(commanded(python.t, python.q, python.qd, python.dt),
+                    commanded.damping)
+        assert_near_state(compiled, python)
+    assert compiled.compiled.kernel.DONE in compiled.compiled.statuses
+    assert np.all(np.abs(compiled.q - q0) > 1e-3)
+
+
+def test_a_hold_that_is_not_a_position_hold_is_none(panda):
+    commands = JointCommands(panda, *default_gains(panda, np.zeros(7)))
+    assert commands.hold() is None   # no command yet: zero effort
+    commands.command_velocity(np.ones(7))
+    assert commands.hold() is None
+    commands.command_position(np.full(7, 0.1))
+    p, target, d = commands.hold()
+    assert np.array_equal(target, np.full(7, 0.1))
+    assert np.array_equal(p, commands.position_pid.p)
+
+
+def test_a_non_finite_hold_raises_the_python_step_error(panda):
+    compiled, python = twins(panda, 'rk4')
+    p, d = np.ones(7), np.ones(7)
+    target = np.array([np.nan] + [0.0] * 6)
+    errors = []
+    for simulator in (compiled, python):
+        with pytest.raises(ValueError) as error:
+            simulator.hold_step(p, target, d)
+        errors.append(str(error.value))
+        assert simulator.steps == 0
+    assert errors[0] == errors[1]
+    assert 'effort must be 7 finite values' in errors[0]
+    # The hold's kernel refused it, then the step it fell back to did.
+    bad = compiled.compiled.kernel.BAD_EFFORT
+    assert compiled.compiled.statuses == [bad, bad]

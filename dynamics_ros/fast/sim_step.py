@@ -78,7 +78,8 @@ K2V = 6
 K3V = 7
 K4V = 8
 SOLVE = 9           # the velocity change of the implicit damping
-STAGE_ROWS = 10
+HELD = 10           # the effort of a position hold (``position_hold_step``)
+STAGE_ROWS = 11
 
 
 def joint_table(model, damping=None):
@@ -299,22 +300,11 @@ def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
                          effort, stages, applied, z_next, zd_next)
 
 
-@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
-        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
-        MATRIX)
-def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
-                        effort, stages, applied, z_next, zd_next, stiff,
-                        gains, reference, share, mass, columns):
-    """
-    ``fixed_step``, then the implicit damping; return a status.
-
-    The joints' damping ``stiff`` and the controller's dampers ``gains``
-    toward ``reference`` velocities are integrated implicitly
-    (``implicit_damping``, positions moved by ``share`` of the velocity
-    change; ``mass``, ``columns``: ``solve_scratch``) on the steps where
-    no impulse acts; ``applied`` then includes the dampers' torque.
-    """
+@compiled
+def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
+                  stages, applied, z_next, zd_next, stiff, gains, reference,
+                  share, mass, columns):
+    """Integrate, then solve the implicit damping (``implicit_fixed_step``)."""
     n = table.shape[0] - 1
     if not (stiff.size == gains.size == reference.size == n
             and mass.shape[0] == mass.shape[1] == n
@@ -334,3 +324,59 @@ def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
     for i in range(n):
         applied[i] += gains[i] * (reference[i] - zd_next[i])
     return end_of_step(joints, z_next, zd_next)
+
+
+@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
+        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
+        VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
+        MATRIX)
+def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
+                        effort, stages, applied, z_next, zd_next, stiff,
+                        gains, reference, share, mass, columns):
+    """
+    ``fixed_step``, then the implicit damping; return a status.
+
+    The joints' damping ``stiff`` and the controller's dampers ``gains``
+    toward ``reference`` velocities are integrated implicitly
+    (``implicit_damping``, positions moved by ``share`` of the velocity
+    change; ``mass``, ``columns``: ``solve_scratch``) on the steps where
+    no impulse acts; ``applied`` then includes the dampers' torque.
+    """
+    return implicit_step(table, work, joints, method, damped, dt, z, zd,
+                         effort, stages, applied, z_next, zd_next, stiff,
+                         gains, reference, share, mass, columns)
+
+
+@kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
+        INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        MATRIX, VECTOR, VECTOR, VECTOR, INPUT_VECTOR, INPUT_VECTOR,
+        INPUT_VECTOR, 'float64', MATRIX, MATRIX)
+def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
+                       target, d, stages, applied, z_next, zd_next, stiff,
+                       gains, reference, share, mass, columns):
+    """
+    ``implicit_fixed_step`` under the effort of a position hold.
+
+    The effort held over the step is p (target - q) - d qd at its start,
+    in the operations of controllers.JointCommands' hold (so the same
+    numbers as that effort handed to the step), written to
+    ``stages[HELD]``: one call a step instead of the hold's four numpy
+    operations and then the step's.  Without implicit damping (``stiff``
+    and ``gains`` all zero) the step is ``fixed_step``'s.
+    """
+    n = table.shape[0] - 1
+    if not (p.size == target.size == d.size == z.size == zd.size == n
+            and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
+            and stiff.size == gains.size == n):
+        return BAD_SHAPES
+    held = stages[HELD]
+    implicit = False
+    for i in range(n):
+        held[i] = p[i] * (target[i] - z[i]) - d[i] * zd[i]
+        implicit = implicit or stiff[i] != 0.0 or gains[i] != 0.0
+    if not implicit:
+        return explicit_step(table, work, joints, method, damped, dt, z, zd,
+                             held, stages, applied, z_next, zd_next)
+    return implicit_step(table, work, joints, method, damped, dt, z, zd,
+                         held, stages, applied, z_next, zd_next, stiff,
+                         gains, reference, share, mass, columns)

@@ -699,9 +699,13 @@ class SimulatorNode(Node):
             pending.popleft().apply(self)
         simulation = self.simulation
         simulator, commands = simulation.simulator, simulation.commands
-        effort = commands(simulator.t, simulator.q, simulator.qd,
-                          simulator.dt)
-        simulator.step(effort, commands.damping)
+        hold = commands.hold()
+        if hold is not None:   # the hold's effort computed in the step
+            simulator.hold_step(*hold, commands.damping)
+        else:
+            effort = commands(simulator.t, simulator.q, simulator.qd,
+                              simulator.dt)
+            simulator.step(effort, commands.damping)
         self.publish(simulation)
 
     def publish(self, simulation, every_step=False):

@@ -124,6 +124,28 @@ class CompiledStep:
                 gains, reference, self.share, self.mass, self.columns)
         return status, applied, z_next, zd_next
 
+    def hold(self, z, zd, p, target, d, dt, stiff, gains, reference):
+        """
+        Integrate from (z, zd) under the position hold p (target - q) - d qd.
+
+        The effort of controllers.JointCommands' hold, computed in the
+        kernel (``position_hold_step``); ``stiff``, ``gains``,
+        ``reference``: as for ``__call__`` (zeros: no implicit damping).
+        """
+        if self.kernel is None and not self.load():
+            return None
+        pack = self.pack
+        if pack is None or getattr(self.model, PACKED_MODEL) is not pack:
+            self.refresh()
+            pack = self.pack
+        table, work, n = pack
+        applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
+        status = self.kernel.position_hold_step(
+            table, work, self.joints, self.method, self.damped, dt, z, zd, p,
+            target, d, self.stages, applied, z_next, zd_next, stiff, gains,
+            reference, self.share, self.mass, self.columns)
+        return status, applied, z_next, zd_next
+
 
 def compiled_step(simulator):
     """Return the CompiledStep of a Simulator, or None where none applies."""

@@ -247,6 +247,22 @@ class JointCommands:
             return q_desired, qd_desired, self.followed.feedforward(t)
         return q, self.zero, self.zero
 
+    def hold(self):
+        """
+        Return (p, target, d) while holding a position, else None.
+
+        The effort of this step is then p (target - q) - d qd (what
+        ``__call__`` returns, for Simulator.hold_step to compute in its
+        compiled step), and ``damping`` is set as ``__call__`` sets it.
+        None: call ``__call__``.
+        """
+        pid = self.position_pid
+        if self.mode != 'position' or self.wrapping or pid.integrating:
+            return None
+        self.damping = None if self.position_damper is None else \
+            (self.position_damper, self.zero)
+        return pid.p, self.target, pid.d
+
     def __call__(self, t, q, qd, dt):
         """
         Return the joint effort to hold over [t, t + dt].
@@ -261,15 +277,13 @@ class JointCommands:
             self.damping = None if self.velocity_damper is None else \
                 (self.velocity_damper, self.target)
             return self.velocity_pid(self.target - qd, dt)
-        pid = self.position_pid
-        if self.mode == 'position' and not self.wrapping and \
-                not pid.integrating:
+        hold = self.hold()
+        if hold is not None:
             # Holding a position, every step of a simulator_node that was
             # sent one: the PID's sum without its bookkeeping, the same
             # numbers (p (q* - q) + d (0 - qd), negation being exact).
-            self.damping = None if self.position_damper is None else \
-                (self.position_damper, self.zero)
-            return pid.p * (self.target - q) - pid.d * qd
+            p, target, d = hold
+            return p * (target - q) - d * qd
         q_desired, qd_desired, feedforward = self.reference(t, q)
         error = position_error(self.model, q_desired, q) if self.wrapping \
             else q_desired - q

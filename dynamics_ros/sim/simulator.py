@@ -136,6 +136,15 @@ STEP_WARNING_SHARE = 0.5
 INERTIA_SAMPLES = 8
 
 
+def floats(*arrays):
+    """Return True if every argument is a 1-D float ndarray (kernel input)."""
+    for array in arrays:
+        if not (array.__class__ is np.ndarray and array.dtype == float
+                and array.ndim == 1):
+            return False
+    return True
+
+
 def default_initial_positions(model):
     """
     Return zero, or the middle of the limits where zero is outside them.
@@ -614,6 +623,31 @@ class Simulator:
         self._add_damper_effort(damping, zd)
         self._finish(t, z, zd)
 
+    def hold_step(self, p, target, d, damping=None):
+        """
+        Advance one step under the position hold p (target - q) - d qd.
+
+        The effort of a position PID without integral (JointCommands'
+        hold: ``p``, ``d`` the gains, ``target`` the positions) at the
+        step's start, held over it: ``step(p * (target - q) - d * qd,
+        damping)``, the same numbers, the effort computed inside the
+        compiled step where that runs (one call a step fewer).
+        """
+        if self.model.damping is self.damping_source and \
+                self.external_wrench is None and \
+                self.joint_friction is None and self.compiled is not None \
+                and fast.ENABLED and floats(p, target, d):
+            gains, reference = self.no_effort, self.no_effort
+            if damping is not None:
+                gains, reference = damping
+            if floats(gains, reference):
+                result = self.compiled.hold(
+                    self.z, self.zd, p, target, d, self.dt,
+                    self.implicit_damping, gains, reference)
+                if self._take_compiled(result, None, damping):
+                    return
+        self.step(p * (target - self.q) - d * self.qd, damping)
+
     def set_joint_friction(self, friction=None):
         """
         Apply identified joint friction from the next step on (None: none).
@@ -672,14 +706,11 @@ class Simulator:
         the errors are the Python step's.
         """
         held = self.no_effort if effort is None else effort
-        if not (held.__class__ is np.ndarray and held.dtype == float
-                and held.ndim == 1):
+        if not floats(held):
             held = self._vector(effort, 'effort')
         if damping is not None:
             gains, reference = damping
-            if not (gains.__class__ is np.ndarray and gains.dtype == float
-                    and reference.__class__ is np.ndarray
-                    and reference.dtype == float):
+            if not floats(gains, reference):
                 gains, reference = self._controller_damping(damping)
             result = self.compiled(self.z, self.zd, held, self.dt,
                                    self.implicit_damping, gains, reference)
@@ -689,12 +720,21 @@ class Simulator:
                                    self.no_effort)
         else:
             result = self.compiled(self.z, self.zd, held, self.dt)
+        return self._take_compiled(result, effort, damping)
+
+    def _take_compiled(self, result, effort, damping):
+        """
+        Finish a compiled step from its ``result``; False: take it in Python.
+
+        ``effort``: the effort handed to the step (None: the kernel computed
+        it), for the Python step's error when it is not finite.
+        """
         if result is None:   # the kernel failed to load: Python from now
             self.compiled = None
             return False
         status, applied, z, zd = result
         kernel = self.compiled.kernel
-        if status == kernel.BAD_EFFORT:
+        if status == kernel.BAD_EFFORT and effort is not None:
             self._vector(effort, 'effort')   # raises the Python step's error
         if status > kernel.DIVERGED:
             return False
