@@ -27,13 +27,23 @@ messages, and, for scale, the node's per-message dynamics cost against
 Pinocchio's in this run.  Goal: p99 < 2 ms, no drops.
 
 In the same run, the same measurement against an echo node that does no
-dynamics (it answers each JointState with the same two messages), spun
-by rclpy's EventsExecutor (what inverse_dynamics_node's joint_states
-thread uses, ``DedicatedSubscription``) and by the stock
+dynamics (it answers each JointState with the same two messages, of the
+same sizes), spun by rclpy's EventsExecutor (what inverse_dynamics_node's
+joint_states thread uses, ``DedicatedSubscription``) and by the stock
 SingleThreadedExecutor: what the middleware and the executor cost
-alone, and the node's latency over the echo's (goal: p99 <= 1.2x).
+alone, and the node's latency over the echo's (goal: p99 <= 1.2x).  The
+echo on the EventsExecutor runs twice: taking and publishing Python
+messages ('events', as every rclpy node does), and taking and publishing
+serialized bytes ('raw', as inverse_dynamics_node does: its stamp patched
+into prebuilt outputs, nothing else read), the floor of this path.
+
+``--profile`` measures in one process instead, without DDS delivery:
+microseconds per message through the node's own joint_states callback
+(serialized JointStates, as it receives them) and through each echo's,
+then cProfile's top entries of the node's.
 
     .venv/bin/python benchmarks/bench_latency.py [--messages 10000]
+    .venv/bin/python benchmarks/bench_latency.py --profile [--messages 20000]
 """
 
 import argparse
@@ -79,18 +89,54 @@ def node_command(params_path):
     return command + ['--ros-args', '--params-file', params_path]
 
 
-def echo_command(executor):
+def echo_command(executor, names):
     """Return the command running the echo node on ``executor``."""
-    return [sys.executable, __file__, '--echo', executor]
+    return [sys.executable, __file__, '--echo', executor, '--names',
+            ','.join(names)]
 
 
-def echo(executor_name):
+def echo_callbacks(commands, feedforward, names):
+    """
+    Return the echo's joint_states callbacks: (from messages, from bytes).
+
+    Both answer with an effort_commands of len(names) zeros and a
+    feedforward with the names, the state's stamp and zero efforts (the
+    sizes inverse_dynamics_node publishes).  The first takes and builds
+    Python messages; the second takes the serialized state, reads its stamp
+    only and publishes prebuilt serialized outputs with it patched in.
+    """
+    import struct
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    from dynamics_ros.nodes.serialized_message import (
+        serialized_effort_state, serialized_vector)
+    stamp = struct.Struct('<iI')
+    zeros = np.zeros(len(names))
+    vector = serialized_vector(len(names))
+    state = serialized_effort_state(names)
+
+    def on_state(msg):
+        values = [0.0] * len(msg.name)
+        commands.publish(Float64MultiArray(data=values))
+        feedforward.publish(JointState(header=msg.header, name=msg.name,
+                                       effort=values))
+
+    def on_data(data):
+        sec, nanosec = stamp.unpack_from(data, 4)
+        commands.publish(vector.serialized(0, (zeros,)))
+        feedforward.publish(state.serialized(sec * 1000000000 + nanosec,
+                                             (zeros,)))
+    return on_state, on_data
+
+
+def echo(executor_name, names):
     """
     Answer each JointState as the node does, without any dynamics.
 
     'events': joint_states on a DedicatedSubscription (EventsExecutor on
-    its own thread), as inverse_dynamics_node takes them; 'stock': a plain
-    subscription spun by the SingleThreadedExecutor.  Same QoS as the node.
+    its own thread), as inverse_dynamics_node takes them; 'raw': the same,
+    serialized in and out; 'stock': a plain subscription spun by the
+    SingleThreadedExecutor.  Same QoS as the node.
     """
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
@@ -108,17 +154,13 @@ def echo(executor_name):
                                         PUBLISH_QOS)
     commands = node.create_publisher(Float64MultiArray, 'effort_commands',
                                      PUBLISH_QOS)
-
-    def on_state(msg):
-        zeros = [0.0] * len(msg.name)
-        commands.publish(Float64MultiArray(data=zeros))
-        feedforward.publish(JointState(header=msg.header, name=msg.name,
-                                       effort=zeros))
-
+    on_state, on_data = echo_callbacks(commands, feedforward, names)
     dedicated = None
-    if executor_name == 'events':
-        dedicated = DedicatedSubscription(node, JointState, 'joint_states',
-                                          on_state, STATE_QOS)
+    if executor_name in ('events', 'raw'):
+        raw = executor_name == 'raw'
+        dedicated = DedicatedSubscription(
+            node, JointState, 'joint_states', on_data if raw else on_state,
+            STATE_QOS, raw=raw)
     else:
         node.create_subscription(JointState, 'joint_states', on_state,
                                  STATE_QOS)
@@ -322,6 +364,65 @@ def report(sent, feedforward, commands):
     return latency, dropped
 
 
+def profile(args, xml, model):
+    """Time the node's and the echoes' callbacks in-process; profile it."""
+    import cProfile
+    import pstats
+    import rclpy
+    from rclpy.parameter import Parameter
+    from rclpy.serialization import deserialize_message, serialize_message
+    from sensor_msgs.msg import JointState
+    from dynamics_ros.nodes.inverse_dynamics_node import InverseDynamicsNode
+    os.environ.update(environment(args.domain))
+    rclpy.init()
+    node = InverseDynamicsNode(parameter_overrides=[
+        Parameter('robot_description', value=xml),
+        Parameter('mode', value=args.mode)])
+    rng = np.random.default_rng(0)
+    messages = []
+    for k in range(args.messages):
+        msg = JointState(name=model.joint_names,
+                         position=rng.uniform(-1, 1, model.nq).tolist(),
+                         velocity=rng.uniform(-1, 1, model.nq).tolist())
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(
+            10 ** 12 + 10 ** 6 * k, 10 ** 9)
+        messages.append(serialize_message(msg))
+    node_callback = node.state_subscription.callback
+    on_state, on_data = echo_callbacks(node.effort_publisher,
+                                       node.feedforward_publisher,
+                                       model.joint_names)
+
+    def each(callback, deserialize=False):
+        # Seconds per message through ``callback``.
+        start = time.perf_counter()
+        if deserialize:   # what rclpy does before a message callback
+            for data in messages:
+                callback(deserialize_message(data, JointState))
+        else:
+            for data in messages:
+                callback(data)
+        return (time.perf_counter() - start) / len(messages)
+
+    print('in one process, %d serialized JointStates (Panda, mode %s), no '
+          'subscriber: us per message, best of 3' % (len(messages),
+                                                     args.mode))
+    for title, callback, deserialize in (
+            ('inverse_dynamics_node callback (bytes in)', node_callback,
+             False),
+            ('echo callback, messages (deserialized first)', on_state, True),
+            ('echo callback, serialized in and out', on_data, False)):
+        best = min(each(callback, deserialize) for _ in range(3))
+        print('  %-46s %7.1f' % (title, 1e6 * best))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    each(node_callback)
+    profiler.disable()
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats('tottime') \
+        .print_stats(15)
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
 def main():
     """Parse arguments; run as the benchmark or as its publisher."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
@@ -334,7 +435,10 @@ def main():
                         'for this run)')
     parser.add_argument('--publisher', action='store_true',
                         help=argparse.SUPPRESS)
-    parser.add_argument('--echo', choices=('events', 'stock'),
+    parser.add_argument('--profile', action='store_true',
+                        help='measure the callbacks in this process (no '
+                        'DDS delivery) and profile the node\'s')
+    parser.add_argument('--echo', choices=('events', 'raw', 'stock'),
                         help=argparse.SUPPRESS)
     parser.add_argument('--sent', help=argparse.SUPPRESS)
     parser.add_argument('--names', help=argparse.SUPPRESS)
@@ -343,13 +447,16 @@ def main():
         publish(args)
         return
     if args.echo:
-        echo(args.echo)
+        echo(args.echo, args.names.split(','))
         return
     if args.domain is None:
         from ros_harness import reserve_domain_id
         args.domain = reserve_domain_id('bench_latency')
     xml = example_arm_xml('panda')
     model = oracle_for(xml)[0]
+    if args.profile:
+        profile(args, xml, model)
+        return
     work = tempfile.TemporaryDirectory(prefix='dr_latency_')
     params = os.path.join(work.name, 'params.yaml')
     with open(params, 'w', encoding='utf-8') as stream:
@@ -360,9 +467,12 @@ def main():
             ('node', 'inverse_dynamics_node, mode %s' % args.mode,
              node_command(params)),
             ('events', 'echo node (no dynamics), DedicatedSubscription '
-             '(EventsExecutor)', echo_command('events')),
+             '(EventsExecutor)', echo_command('events', model.joint_names)),
+            ('raw', 'echo node (no dynamics), DedicatedSubscription '
+             '(EventsExecutor), serialized in and out',
+             echo_command('raw', model.joint_names)),
             ('stock', 'echo node (no dynamics), SingleThreadedExecutor',
-             echo_command('stock'))):
+             echo_command('stock', model.joint_names))):
         runs[name] = receive(args, command, model, title)
     ours, pinocchio = compute_cost()
     print('computed torque per message: ours %.1f us, Pinocchio rnea %.1f '
@@ -372,7 +482,7 @@ def main():
                 else (float('inf'),) * 2)
     print('goal p99 < 2 ms and no drops: %s' % (
         'met' if p99 / 1e6 < 2.0 and dropped == 0 else 'NOT met'))
-    for echo_name in ('events', 'stock'):
+    for echo_name in ('events', 'raw', 'stock'):
         echoed = runs[echo_name][0]
         e50, e99 = np.percentile(echoed, [50, 99])
         print('node / echo node (%s): p50 %.2fx, p99 %.2fx' % (
@@ -383,7 +493,7 @@ def main():
 
 
 if __name__ == '__main__':
-    if '--publisher' in sys.argv or '--echo' in sys.argv:
-        sys.exit(main())   # a helper process of the benchmark
+    if {'--publisher', '--echo', '--profile'}.intersection(sys.argv):
+        sys.exit(main())   # a helper process, or not measured through DDS
     sys.exit(record('bench_latency', 'Latency of inverse_dynamics_node '
                     'through DDS, against an echo node', main))

@@ -197,6 +197,14 @@ def test_warnings_are_throttled(ros):
     assert len(ros.warnings(ID_NODE, text)) < 50
 
 
+def test_bytes_that_are_no_joint_state_are_dropped_with_a_warning(ros):
+    # inverse_dynamics_node takes joint_states serialized and reads them
+    # itself: damaged bytes reach it and must be refused, not read.
+    damaged = b'\x00\x01\x00\x00' + b'\xff' * 40
+    expect_warning(ros, ID_NODE, 'not a JointState',
+                   lambda: ros.states.publish(damaged))
+
+
 def test_nodes_still_answer_correctly_and_never_published_non_finite(ros):
     q = np.linspace(-0.5, 0.5, 7)
     ros.outputs['feedforward'].clear()
