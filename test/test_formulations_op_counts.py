@@ -25,6 +25,8 @@ import warnings
 
 from conftest import assert_close
 import dynamics_ros as dr
+from dynamics_ros.flexible.examples import mackay_three_link_arm
+from dynamics_ros.flexible.inverse_dynamics import inverse_dynamics
 from dynamics_ros.formulations.kane import kane_source
 from dynamics_ros.formulations.lagrange import lagrange_inverse_dynamics
 from dynamics_ros.formulations.lagrange_turney import \
@@ -32,8 +34,9 @@ from dynamics_ros.formulations.lagrange_turney import \
 from dynamics_ros.formulations.newton_euler_links import \
     newton_euler_inverse_dynamics
 from dynamics_ros.formulations.op_counts import Count, count_call, \
-    count_formulations, count_source, Counted, generic_chain, PUBLISHED, \
-    STANFORD_ARM_PUBLISHED, turney_lagrange_term_counts, turney_term_counts
+    count_flexible, count_formulations, count_source, Counted, \
+    generic_chain, MACKAY_TABLE_4_1, PUBLISHED, STANFORD_ARM_PUBLISHED, \
+    turney_lagrange_term_counts, turney_term_counts
 from dynamics_ros.model.dh import from_dh
 from dynamics_ros.model.urdf_writer import to_urdf
 from dynamics_ros.resources import robot_urdf
@@ -332,3 +335,51 @@ def test_turney_lagrange_computes_the_torques():
             q, qd, qdd, _ = random_state(model, rng)
             assert_close(turney_lagrange_inverse_dynamics(model, q, qd, qdd),
                          oracle.rnea(q, qd, qdd), 1e-9, model.name)
+
+
+# Mackay's three-link arm (sec. 3.3.5, links 2 and 3 flexible), by modes per
+# bending plane: ours (recursive; FLX's I(z) zdd + R organisation; the same
+# with every matrix entry counted), each (mults, adds).
+MACKAY_OURS = {
+    0: ((226, 124), (370, 183), (3552, 2675)),
+    1: ((950, 603), (1939, 1196), (7580, 5967)),
+    2: ((1181, 762), (2866, 1753), (11472, 9423)),
+}
+
+
+def test_mackay_table_4_1_three_link_arm():
+    """
+    The flexible inverse dynamics counted beside Mackay's Table 4.1.
+
+    dynamics_ros.flexible runs on counted numbers (object arrays) and gives
+    the float run's forces (1e-12).  Ours, recursive (one forward and one
+    backward pass of Book's 4x4 recursion, zeros of the model free): 226 /
+    124 rigid, 950 / 603 with one mode per plane, against FLX's 4637 / 2715
+    and 10345 / 8513.  FLX forms I(z) and R and returns I zdd - R, in
+    general matrix subroutines: counted that way (our mass matrix, then the
+    product) it is 370 / 183 and 1939 / 1196 with structural zeros free,
+    near SYMFLX (445 / 213, 2659 / 1313: it also drops x0 and x+-1), and
+    3552 / 2675 and 7580 / 5967 with every matrix entry counted, the
+    nearest we come to FLX; the rest is FLX's own organisation (separate
+    A_i, S_i and L_i products, Mackay's reason) and the arm's geometry
+    (Fig. 3.22 is missing: ours is flexible.examples' choice).
+    """
+    for modes, expected in MACKAY_OURS.items():
+        fm = mackay_three_link_arm(modes)
+        counts = []
+        for organisation, every_entry in (('recursive', False),
+                                          ('inertia', False),
+                                          ('inertia', True)):
+            count, (z, zd, zdd), force = count_flexible(
+                fm, organisation=organisation, every_entry=every_entry)
+            assert_close(force, inverse_dynamics(fm, z, zd, zdd), 1e-12,
+                         organisation)
+            assert count.trig == 6 and count.divs == 0
+            counts.append(pair(count))
+        assert tuple(counts) == expected, modes
+    assert MACKAY_TABLE_4_1['FLX'] == {0: (4637, 2715), 1: (10345, 8513),
+                                       2: (18117, 15223)}
+    assert MACKAY_TABLE_4_1['SYMFLX, unused Z### removed'] == {
+        0: (445, 213), 1: (2659, 1313)}
+    assert MACKAY_TABLE_4_1['SYMFLX, raw output'] == {0: (638, 300),
+                                                      1: (3210, 1648)}

@@ -94,7 +94,9 @@ def generalized_forces(fm, z, zd, zdd, gravity=True, elastic=True,
     if fwd is None:
         fwd = forward_pass(fm, z, zd, zdd, gravity)
     G, D = body_inertias(fm, fwd, z)
-    force = np.zeros(fm.nz)
+    # Float for float input; object arrays (op_counts' counted numbers)
+    # keep their element type.
+    force = np.zeros(fm.nz, dtype=np.result_type(z, zd, zdd))
     Lam = [None] * n
     for i in range(n):
         W, Wd, Wdd = fwd.W[i], fwd.Wd[i], fwd.Wdd[i]

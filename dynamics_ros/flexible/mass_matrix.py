@@ -45,7 +45,9 @@ from .kinematics import forward_pass
 def composite_inertias(fm, fwd, z):
     """Per body: G_i, D_ik and the composite F_i of its subtree."""
     G, D = body_inertias(fm, fwd, z)
-    F = [g.copy() for g in G]
+    # Float for a float pass; object for op_counts' counted numbers.
+    dtype = np.result_type(*fwd.W)
+    F = [g.astype(dtype) for g in G]
     for i in range(fm.model.nq - 1, -1, -1):
         p = fm.model.parent[i]
         if p >= 0:
@@ -56,7 +58,7 @@ def composite_inertias(fm, fwd, z):
 def body_columns(fm, fwd, j, D, F):
     """Y matrices (1 + m, 4, 4) of the joint and modes of body j."""
     W = fwd.W[j]
-    Y = np.empty((1 + len(D[j]), 4, 4))
+    Y = np.empty((1 + len(D[j]), 4, 4), dtype=np.result_type(F[j], W))
     Y[0] = 2.0 * F[j].dot(fm.generator[j].T).dot(W.T)
     if len(D[j]):
         own = D[j].copy()
@@ -105,7 +107,7 @@ def mass_matrix_of_pass(fm, fwd, z):
     """I(z) from the transforms W, X, T of a forward pass made at z."""
     model = fm.model
     G, D, F = composite_inertias(fm, fwd, z)
-    inertia = np.zeros((fm.nz, fm.nz))
+    inertia = np.zeros((fm.nz, fm.nz), dtype=np.result_type(*fwd.W))
     for j in range(model.nq):
         Y = body_columns(fm, fwd, j, D, F)
         k = len(Y)
