@@ -437,7 +437,7 @@ def main():
                         help=argparse.SUPPRESS)
     parser.add_argument('--profile', action='store_true',
                         help='measure the callbacks in this process (no '
-                        'DDS delivery) and profile the node\'s')
+                        'DDS delivery) and profile the node callback')
     parser.add_argument('--echo', choices=('events', 'raw', 'stock'),
                         help=argparse.SUPPRESS)
     parser.add_argument('--sent', help=argparse.SUPPRESS)
