@@ -15,12 +15,13 @@
 """
 The package's layers import strictly downward, and rclpy only in nodes/.
 
-From the bottom: shared pieces (errors, spatial algebra, resources), the
-model (RobotModel, MimicModel, URDF, joint transforms), the compiled
-kernels, the dynamics functions and their dispatch, what is built on them
-(control, flexible links, the papers' formulations, the simulator), the
-ROS 2 nodes, the command line.  A module may import its own layer and the
-ones below; an import upward would let a change below depend on one above.
+From the bottom: shared pieces (errors, the reasons a setting is refused,
+spatial algebra, resources), the model (RobotModel, MimicModel, URDF, joint
+transforms), the compiled kernels, the dynamics functions and their
+dispatch, what is built on them (control, flexible links, the papers'
+formulations, the simulator), the ROS 2 nodes, the command line.  A module
+may import its own layer and the ones below; an import upward would let a
+change below depend on one above.
 Every import statement counts, those inside functions too.
 """
 
@@ -32,7 +33,7 @@ import pytest
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'dynamics_ros')
 LAYERS = [
-    ('errors', 'resources', 'spatial'),
+    ('checks', 'errors', 'resources', 'spatial'),
     ('model',),
     ('fast',),
     ('dynamics',),

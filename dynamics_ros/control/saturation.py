@@ -27,9 +27,9 @@ A limit of inf leaves that joint unbounded.  ``check_scale`` and
 node refuses such a parameter set), else None.
 """
 
-import math
-
 import numpy as np
+
+from ..checks import number_reason
 
 # A scale above this is not a safety margin but a way around the limits.
 MAX_SCALE = 1e3
@@ -37,14 +37,9 @@ MAX_SCALE = 1e3
 
 def check_scale(scale):
     """Return a reason unless 0 < ``scale`` <= MAX_SCALE, else None."""
-    try:
-        value = float(scale)
-    except (TypeError, ValueError):
-        return 'effort_limit_scale must be a number'
-    if not math.isfinite(value) or not 0.0 < value <= MAX_SCALE:
-        return 'effort_limit_scale must be finite, > 0 and <= %g, got %r' % (
-            MAX_SCALE, value)
-    return None
+    return number_reason(
+        scale, 'effort_limit_scale', lambda value: 0.0 < value <= MAX_SCALE,
+        'finite, > 0 and <= %g' % MAX_SCALE)
 
 
 def check_limits(values, n=None):

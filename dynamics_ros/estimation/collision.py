@@ -24,39 +24,25 @@ threshold, |r_i| > threshold_i.  It ends when every joint is back below
 
 import numpy as np
 
+from ..checks import number_reason, per_joint_reason
+
 DEFAULT_THRESHOLD = 5.0  # N m (or N), every joint
 DEFAULT_HYSTERESIS = 0.2
 
 
 def check_thresholds(value, n=None):
     """Return a reason unless ``value`` is 1 or ``n`` thresholds > 0."""
-    try:
-        thresholds = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        return 'thresholds must be numbers (N m or N), one or one per joint'
-    if thresholds.size == 0:
-        return 'thresholds must be one number (N m or N), or one per joint'
-    bad = np.flatnonzero(~((thresholds > 0.0) & np.isfinite(thresholds)))
-    if bad.size:
-        return 'thresholds must be finite and > 0, value %d is %r' % (
-            int(bad[0]), float(thresholds[bad[0]]))
-    if n is not None and thresholds.size not in (1, n):
-        return 'thresholds has %d values: give 1 or one per joint (%d)' % (
-            thresholds.size, n)
-    return None
+    return per_joint_reason(
+        value, 'thresholds', lambda t: (t > 0.0) & np.isfinite(t),
+        'finite and > 0', n, unit=' (N m or N)')
 
 
 def check_hysteresis(value):
     """Return a reason unless 0 <= ``value`` < 1, else None."""
-    try:
-        hysteresis = float(value)
-    except (TypeError, ValueError):
-        return 'hysteresis must be a number in [0, 1)'
-    if not 0.0 <= hysteresis < 1.0:
-        return 'hysteresis must be in [0, 1) (the share of a threshold a ' \
-            'residual must fall below it to end a collision), got %r' % (
-                hysteresis)
-    return None
+    return number_reason(
+        value, 'hysteresis', lambda h: 0.0 <= h < 1.0,
+        'in [0, 1) (the share of a threshold a residual must fall below '
+        'it to end a collision)', kind='a number in [0, 1)')
 
 
 class CollisionDetector:

@@ -73,6 +73,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from ..checks import number_reason, per_joint_reason
 from ..dynamics.bias import bias_forces
 from ..dynamics.crba import mass_matrix
 
@@ -105,31 +106,16 @@ class Estimate(NamedTuple):
 
 def check_gain(value, n=None):
     """Return a reason unless ``value`` is 1 or ``n`` gains in (0, MAX_GAIN]."""
-    try:
-        gains = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        return 'gain must be a number or a list of numbers (1/s)'
-    if gains.size == 0:
-        return 'gain must be a number (1/s), or one per joint'
-    bad = np.flatnonzero(~((gains > 0.0) & (gains <= MAX_GAIN)))
-    if bad.size:
-        return 'gain must be > 0 and <= %g (1/s), got %r' % (
-            MAX_GAIN, float(gains[bad[0]]))
-    if n is not None and gains.size not in (1, n):
-        return 'gain has %d values: give 1 or one per joint (%d)' % (
-            gains.size, n)
-    return None
+    return per_joint_reason(
+        value, 'gain', lambda k: (k > 0.0) & (k <= MAX_GAIN),
+        '> 0 and <= %g (1/s)' % MAX_GAIN, n, unit=' (1/s)')
 
 
 def check_max_gap(value):
     """Return a reason unless ``value`` is a time > 0 (s), else None."""
-    try:
-        gap = float(value)
-    except (TypeError, ValueError):
-        return 'max_gap must be a number of seconds'
-    if not gap > 0.0 or not np.isfinite(gap):
-        return 'max_gap must be finite and > 0 s, got %r' % gap
-    return None
+    return number_reason(
+        value, 'max_gap', lambda gap: gap > 0.0 and np.isfinite(gap),
+        'finite and > 0 s', kind='a number of seconds')
 
 
 class MomentumObserver:

@@ -40,6 +40,7 @@ the project's spatial order (``dr.link_jacobian``).
 
 import numpy as np
 
+from ..checks import number_reason
 from ..dynamics.jacobians import link_jacobian
 from ..dynamics.kinematics import link_pose
 
@@ -50,13 +51,9 @@ DEFAULT_DAMPING = 0.02
 
 def check_damping(value):
     """Return a reason unless ``value`` is a damping >= 0, else None."""
-    try:
-        damping = float(value)
-    except (TypeError, ValueError):
-        return 'damping must be a number'
-    if not damping >= 0.0 or not np.isfinite(damping):
-        return 'damping must be finite and >= 0, got %r' % damping
-    return None
+    return number_reason(
+        value, 'damping', lambda damping: damping >= 0.0
+        and np.isfinite(damping), 'finite and >= 0')
 
 
 def wrench_jacobian(model, q, link, frame=None):
