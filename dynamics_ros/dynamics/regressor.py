@@ -37,7 +37,7 @@ Armature is not an inertial parameter: ``inverse_dynamics`` adds
 import numpy as np
 
 from .dispatch import dispatch, Operation, ROWS
-from .rnea import base_acceleration, motion_cross
+from .rnea import body_motion
 from ..model.joints import as_vector, parent_transforms
 from ..spatial import skew
 
@@ -157,19 +157,8 @@ def reference_joint_torque_regressor(model, q, qd, qdd):
     n = model.nq
     S, parent = model.motion_subspace, model.parent
     Xup = parent_transforms(model, q)
-    v = np.zeros((n, 6))
-    a = np.zeros((n, 6))
-    a_base = base_acceleration(model)
+    v, a = body_motion(model, Xup, qd, qdd)
     Y = np.zeros((n, PARAMETERS_PER_BODY * n))
-    for j in range(n):
-        vJ = S[j] * qd[j]
-        p = parent[j]
-        if p < 0:
-            v[j] = vJ
-            a[j] = Xup[j] @ a_base + S[j] * qdd[j]
-        else:
-            v[j] = Xup[j] @ v[p] + vJ
-            a[j] = Xup[j] @ a[p] + S[j] * qdd[j] + motion_cross(v[j], vJ)
     for j in range(n):
         F = body_regressor(v[j], a[j])
         columns = slice(PARAMETERS_PER_BODY * j, PARAMETERS_PER_BODY * (j + 1))

@@ -78,16 +78,19 @@ def base_acceleration(model):
     return np.concatenate((np.zeros(3), -model.gravity))
 
 
-def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
-    """Inverse dynamics of one state in numpy: the reference path."""
-    q, qd, qdd, f_ext = one_state(model, q, qd, qdd, 'qdd', f_ext)
+def body_motion(model, Xup, qd, qdd):
+    """
+    Return v and a, (nq, 6): every body's velocity and acceleration.
+
+    The outward pass of the RNEA (Featherstone 2008 Table 5.1):
+    v_i = Xup_i v_p + S_i qd_i, a_i = Xup_i a_p + S_i qdd_i + v_i x S_i qd_i,
+    the base at rest but accelerating at -g.  ``Xup`` from
+    ``parent_transforms``.
+    """
     n = model.nq
-    S, inertia, parent = model.motion_subspace, model.spatial_inertia, \
-        model.parent
-    Xup = parent_transforms(model, q)
+    S, parent = model.motion_subspace, model.parent
     v = np.zeros((n, 6))
     a = np.zeros((n, 6))
-    f = np.zeros((n, 6))
     a_base = base_acceleration(model)
     for i in range(n):
         vJ = S[i] * qd[i]
@@ -98,6 +101,19 @@ def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
         else:
             v[i] = Xup[i] @ v[p] + vJ
             a[i] = Xup[i] @ a[p] + S[i] * qdd[i] + motion_cross(v[i], vJ)
+    return v, a
+
+
+def reference_inverse_dynamics(model, q, qd, qdd, f_ext=None):
+    """Inverse dynamics of one state in numpy: the reference path."""
+    q, qd, qdd, f_ext = one_state(model, q, qd, qdd, 'qdd', f_ext)
+    n = model.nq
+    S, inertia, parent = model.motion_subspace, model.spatial_inertia, \
+        model.parent
+    Xup = parent_transforms(model, q)
+    v, a = body_motion(model, Xup, qd, qdd)
+    f = np.zeros((n, 6))
+    for i in range(n):
         f[i] = inertia[i] @ a[i] + force_cross(v[i], inertia[i] @ v[i])
         if f_ext is not None:
             f[i] -= f_ext[i]
