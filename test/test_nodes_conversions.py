@@ -156,6 +156,28 @@ def test_warnings_are_throttled_per_key():
         'joint_states ignored: bad (4 similar warnings suppressed)']
 
 
+def test_warn_each_throttles_each_flag_and_formats_only_what_it_logs():
+    clock = [0.0]
+    logger = Recorder()
+    warnings = ThrottledWarnings(logger, period=2.0, clock=lambda: clock[0])
+    formatted = []
+
+    def text(j):
+        formatted.append(j)
+        return 'joint %d' % j
+
+    warnings.warn_each('clip', np.array([True, False, True]), text)
+    for _ in range(4):
+        warnings.warn_each('clip', np.array([True, True, False]), text)
+    clock[0] = 2.5
+    warnings.warn_each('clip', np.array([True, True, True]), text)
+    assert logger.lines == [
+        'joint 0', 'joint 2', 'joint 1',
+        'joint 0 (4 similar warnings suppressed)',
+        'joint 1 (3 similar warnings suppressed)', 'joint 2']
+    assert formatted == [0, 2, 1, 0, 1, 2]
+
+
 LONG = 'x' * 100000
 
 

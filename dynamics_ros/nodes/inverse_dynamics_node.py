@@ -333,12 +333,12 @@ class InverseDynamicsNode(Node):
         clipped, mask = saturate(efforts, limits)
         if mask.any():
             values = efforts.reshape(-1, efforts.shape[-1])
-            clips = mask if mask.ndim == 1 else mask.any(axis=0)
-            for j in np.flatnonzero(clips).tolist():
-                # Formatted only when logged: most clips are throttled.
-                self.warnings.warn(('saturated', j), lambda j=j: (
-                    limits_text(self.joint_names[j], worst(values[:, j]),
-                                limits[j])))
+            # A warning per clipped joint, throttled; formatted only when
+            # logged (most clips at 1 kHz are not).
+            self.warnings.warn_each(
+                'saturated', mask if mask.ndim == 1 else mask.any(axis=0),
+                lambda j: limits_text(self.joint_names[j],
+                                      worst(values[:, j]), limits[j]))
         return clipped
 
     def gains(self, name):
