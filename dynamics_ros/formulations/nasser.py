@@ -345,17 +345,16 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
             origin = (base_vd + np.cross(base_wd, P0)
                       + np.cross(base_w, np.cross(base_w, P0)) - gravity)
             accel_in[i] = np.concatenate((R0.T @ origin, R0.T @ base_wd))
-        k = 5 if links.revolute[i] else 2
-        if reactions:
+        if not reactions:
+            # Row k of G = E - u Z^T / D is G_kk Z^T: theta_dd = Z^T G F
+            # needs only F's drive row (2.1.20).
+            k = 5 if links.revolute[i] else 2
+            qdd[i] = G[i][k][k] * (A_star[i][k] @ accel_in[i]
+                                   + B_star[i][k])
+        else:
             F = A_star[i] @ accel_in[i] + B_star[i]
             U = G[i] @ F
             qdd[i] = Z[i] @ U                                      # 2.1.20
-        else:
-            # Row k of G = E - u Z^T / D is G_kk Z^T: theta_dd = Z^T G F
-            # needs only F's drive row (2.1.20).
-            qdd[i] = G[i][k][k] * (A_star[i][k] @ accel_in[i]
-                                   + B_star[i][k])
-        if reactions:
             # gamma G F, and the drive load in the theta_dd slot; then
             # from the proximal frame to body i's (E maps body axes to
             # proximal ones, t is the body origin there).
