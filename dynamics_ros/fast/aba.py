@@ -23,15 +23,14 @@ per body, a per-call row, and last a row for the fixed base (acceleration
 -g), indexed by ``parent = -1``.
 """
 
-from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
-    STACK, VECTOR
+from .compiler import compiled
 from .packing import ARMATURE, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, work_columns
 from .spatial import add, body_inertia_times, body_wrench, dot, force_cross, \
     force_to_parent, joint_component, joint_frame, joint_motion, load12, \
     load6, motion_cross, motion_to_child, scale, store, store_base_motion, \
     subtract
-from .wrapper import BAD_SHAPES, DONE, Entry
+from .wrapper import sample_entry
 
 # Columns of a work row: joint frame, v, c = v x S qd, pA, a, U = IA S,
 # d, u and the articulated inertia IA (6x6 row-major).
@@ -228,29 +227,6 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
         store(work, i, ACCELERATION, add(a, joint_motion(table, i, qdd[i])))
 
 
-@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        MATRIX, VECTOR)
-def forward_dynamics_kernel(table, work, q, qd, tau, f_ext, qdd):
-    """Write forward dynamics of one state into ``qdd`` (``wrapper``)."""
-    n = table.shape[0] - 1
-    if not (q.size == qd.size == tau.size == qdd.size == n
-            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
-            and work.shape[0] == n + 2):
-        return BAD_SHAPES
-    aba_sample(table, q, qd, tau, f_ext, qdd, work)
-    return DONE
-
-
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
-        STACK, MATRIX)
-def forward_dynamics_batch(table, work, q, qd, tau, f_ext, qdd):
-    """Write forward dynamics of N states (rows of q, qd, tau) into ``qdd``."""
-    for k in range(q.shape[0]):
-        aba_sample(table, q[k], qd[k], tau[k],
-                   f_ext[min(k, f_ext.shape[0] - 1)], qdd[k], work)
-    return -1
-
-
 # Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
-forward_dynamics = Entry(forward_dynamics_kernel, forward_dynamics_batch,
-                         ('q', 'qd', 'tau'), ((1,),), forces=True).function
+forward_dynamics = sample_entry('forward_dynamics', aba_sample,
+                                ('q', 'qd', 'tau'), ((1,),)).function

@@ -31,11 +31,10 @@ import numpy as np
 from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
     cholesky_solve_vector, inverse_factor, inverse_from_cholesky, \
     inverse_from_factor, minus_inverse_times
-from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
-    STACK
+from .compiler import compiled
 from .rnea_derivatives import acceleration_pass, COLUMN_ROWS, inertia_pass, \
-    jacobian_entries, motion_pass, shapes_fit, SUBTREE_FORCE, subtree_sums
-from .wrapper import BAD_SHAPES, DONE, Entry, NOT_POSITIVE_DEFINITE
+    jacobian_entries, motion_pass, SUBTREE_FORCE, subtree_sums
+from .wrapper import sample_entry
 
 
 @compiled
@@ -80,16 +79,18 @@ def forward_derivatives_sample(table, q, qd, tau, f_ext, dtau_dq, dtau_dqd,
 
 @compiled
 def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
-                           scratch, factors, work, columns):
+                           work, scratches):
     """
     Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
 
-    ``scratch`` (2 nq), ``factors`` (4, nq, nq: L, V = L^-1, then the
-    joined Jacobians and their product with M^-1) and ``columns``
-    (COLUMN_ROWS, nq) are scratch.  The torque is copied to ``scratch`` so
-    that ``forward_derivatives_sample`` has the argument types
-    ``linearize`` gives it, and compiles once for both.
+    ``scratches`` from ``derivative_scratch``: ``scratch`` (2 nq),
+    ``factors`` (4, nq, nq: L, V = L^-1, then the joined Jacobians and
+    their product with M^-1) and ``columns`` (COLUMN_ROWS, nq).  The
+    torque is copied to ``scratch`` so that ``forward_derivatives_sample``
+    has the argument types ``linearize`` gives it, and compiles once for
+    both.
     """
+    scratch, factors, columns = scratches
     n = q.shape[0]
     torque = scratch[:n]
     for i in range(n):
@@ -120,39 +121,8 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
     return True
 
 
-@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        MATRIX, MATRIX, MATRIX, MATRIX)
-def forward_dynamics_derivatives_kernel(table, work, q, qd, tau, f_ext,
-                                        dqdd_dq, dqdd_dqd, Minv):
-    """Write the three Jacobians of one state (``wrapper``)."""
-    n = table.shape[0] - 1
-    if not (shapes_fit(table, work, q, qd, tau, f_ext)
-            and dqdd_dq.shape == dqdd_dqd.shape == Minv.shape == (n, n)):
-        return BAD_SHAPES
-    scratch, factors, columns = derivative_scratch(n)
-    if aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd,
-                              Minv, scratch, factors, work, columns):
-        return DONE
-    return NOT_POSITIVE_DEFINITE
-
-
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
-        STACK, STACK, STACK, STACK)
-def forward_dynamics_derivatives_batch(table, work, q, qd, tau, f_ext,
-                                       dqdd_dq, dqdd_dqd, Minv):
-    """Write the Jacobians of N states (rows of q, qd, tau), (N, nq, nq) each."""
-    scratch, factors, columns = derivative_scratch(q.shape[1])
-    for k in range(q.shape[0]):
-        if not aba_derivatives_sample(table, q[k], qd[k], tau[k],
-                                      f_ext[min(k, f_ext.shape[0] - 1)],
-                                      dqdd_dq[k], dqdd_dqd[k], Minv[k],
-                                      scratch, factors, work, columns):
-            return k
-    return -1
-
-
 # Compiled ``forward_dynamics_derivatives``: (dqdd_dq, dqdd_dqd, Minv),
 # each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
-forward_dynamics_derivatives = Entry(
-    forward_dynamics_derivatives_kernel, forward_dynamics_derivatives_batch,
-    ('q', 'qd', 'tau'), ((1, 1),) * 3, forces=True).function
+forward_dynamics_derivatives = sample_entry(
+    'forward_dynamics_derivatives', aba_derivatives_sample,
+    ('q', 'qd', 'tau'), ((1, 1),) * 3, derivative_scratch).function

@@ -79,11 +79,33 @@ def kernels_cached():
     return numba is None or os.path.exists(ready_marker())
 
 
+def closure_names(function):
+    """Name what ``function`` closes over: functions by module and name."""
+    names = []
+    for cell in function.__closure__ or ():
+        value = getattr(cell.cell_contents, 'py_func', cell.cell_contents)
+        if hasattr(value, '__code__'):
+            names.append('%s.%s%s' % (value.__module__, value.__qualname__,
+                                      closure_names(value)))
+        else:
+            names.append(repr(value))
+    return '(%s)' % ', '.join(names)
+
+
 class PackageCache(FunctionCache):
     """Numba's per-function disk cache, also keyed on the package sources."""
 
     def _index_key(self, sig, codegen):
-        return super()._index_key(sig, codegen) + (SOURCES_DIGEST,)
+        if self._py_func.__closure__ is None:
+            return super()._index_key(sig, codegen) + (SOURCES_DIGEST,)
+        # A kernel made by ``wrapper.sample_entry`` closes over compiled
+        # functions.  Numba would key it on a pickle of them, which holds
+        # an id drawn anew in every process (no later process would find
+        # it): their names say the same, their sources are in the digest.
+        return (sig, codegen.magic_tuple(), tuple(
+            hashlib.sha256(text).hexdigest() for text in (
+                self._py_func.__code__.co_code,
+                closure_names(self._py_func).encode()))) + (SOURCES_DIGEST,)
 
 
 def with_disk_cache(dispatcher):

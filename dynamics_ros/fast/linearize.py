@@ -36,9 +36,8 @@ from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .rnea import inverse_dynamics
-from .rnea_derivatives import shapes_fit
 from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES, \
-    NOT_POSITIVE_DEFINITE
+    NOT_POSITIVE_DEFINITE, shapes_fit
 
 
 @compiled

@@ -63,12 +63,8 @@ def to_urdf_frame(Q, m):
 @compiled(inline=True)
 def to_axis_frame(Q, f):
     """Return blockdiag(Q^T, Q^T) f: a URDF-frame 6-vector in the axis frame."""
-    return (Q[0] * f[0] + Q[3] * f[1] + Q[6] * f[2],
-            Q[1] * f[0] + Q[4] * f[1] + Q[7] * f[2],
-            Q[2] * f[0] + Q[5] * f[1] + Q[8] * f[2],
-            Q[0] * f[3] + Q[3] * f[4] + Q[6] * f[5],
-            Q[1] * f[3] + Q[4] * f[4] + Q[7] * f[5],
-            Q[2] * f[3] + Q[5] * f[4] + Q[8] * f[5])
+    return to_urdf_frame((Q[0], Q[3], Q[6], Q[1], Q[4], Q[7], Q[2], Q[5],
+                          Q[8]), f)
 
 
 @compiled(inline=True)

@@ -23,14 +23,13 @@ Turney's "elevator" gravity) and the inward pass needs no special case for
 root bodies.
 """
 
-from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
-    STACK, VECTOR
+from .compiler import compiled
 from .packing import ARMATURE, PARENT, work_columns
 from .spatial import add, body_inertia_times, body_wrench, force_cross, \
     force_to_parent, joint_component, joint_frame, joint_motion, load12, \
     load6, motion_cross, motion_to_child, store, store_base_motion, subtract, \
     ZERO
-from .wrapper import BAD_SHAPES, DONE, Entry
+from .wrapper import sample_entry
 
 # Columns of a work row: joint frame, then v, a, f of the body.
 FRAME, VELOCITY, ACCELERATION, FORCE = work_columns(
@@ -76,29 +75,6 @@ def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
                                   force_to_parent(load12(work, i, FRAME), f)))
 
 
-@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        MATRIX, VECTOR)
-def inverse_dynamics_kernel(table, work, q, qd, qdd, f_ext, tau):
-    """Write inverse dynamics of one state into ``tau`` (``wrapper``)."""
-    n = table.shape[0] - 1
-    if not (q.size == qd.size == qdd.size == tau.size == n
-            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
-            and work.shape[0] == n + 2):
-        return BAD_SHAPES
-    rnea_sample(table, q, qd, qdd, f_ext, tau, work)
-    return DONE
-
-
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
-        STACK, MATRIX)
-def inverse_dynamics_batch(table, work, q, qd, qdd, f_ext, tau):
-    """Write inverse dynamics of N states (rows of q, qd, qdd) into ``tau``."""
-    for k in range(q.shape[0]):
-        rnea_sample(table, q[k], qd[k], qdd[k],
-                    f_ext[min(k, f_ext.shape[0] - 1)], tau[k], work)
-    return -1
-
-
 # Compiled ``inverse_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
-inverse_dynamics = Entry(inverse_dynamics_kernel, inverse_dynamics_batch,
-                         ('q', 'qd', 'qdd'), ((1,),), forces=True).function
+inverse_dynamics = sample_entry('inverse_dynamics', rnea_sample,
+                                ('q', 'qd', 'qdd'), ((1,),)).function

@@ -61,8 +61,7 @@ forces (``acceleration_pass``), inward for the subtree sums and M
 
 import numpy as np
 
-from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
-    STACK
+from .compiler import compiled
 from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
     root_joint_motion
 from .packing import ARMATURE, IS_CHAIN, MASS, PARENT, work_columns
@@ -70,7 +69,7 @@ from .spatial import add, body_wrench, column_dot, dot, force_cross, \
     force_to_parent, inertia_times, joint_frame, load12, load6, load_column, \
     motion_cross, scale, store, store_base_motion, store_column, \
     store_rigid_inertia_to_parent, subtract
-from .wrapper import BAD_SHAPES, DONE, Entry
+from .wrapper import sample_entry
 
 # Columns of a work row, all in the root frame: body pose, S, v, a,
 # Psid, Psidd, the body's own rigid inertia (ten parameters), momentum
@@ -392,51 +391,23 @@ def rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
 
     ``f_ext`` (nq, 6) in the URDF body frames, or of size 0 for none;
     ``work`` is the model's scratch, ``columns`` (COLUMN_ROWS, nq) more.
+    Returns True (``wrapper.sample_entry``: no state fails).
     """
     motion_pass(table, q, qd, f_ext, work)
     acceleration_pass(table, qd, qdd, f_ext, work)
     inertia_pass(table, work, M, M[0, :0], columns)  # (no bias torques)
     jacobian_entries(table, work, dtau_dq, dtau_dqd, columns)
+    return True
 
 
 @compiled
-def shapes_fit(table, work, q, qd, qdd, f_ext):
-    """Return True if one state's arrays fit the packed model."""
-    n = table.shape[0] - 1
-    return (q.size == qd.size == qdd.size == n and work.shape[0] == n + 2
-            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6)
-
-
-@kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        MATRIX, MATRIX, MATRIX, MATRIX)
-def inverse_dynamics_derivatives_kernel(table, work, q, qd, qdd, f_ext,
-                                        dtau_dq, dtau_dqd, M):
-    """Write the three Jacobians of one state (``wrapper``)."""
-    n = table.shape[0] - 1
-    if not (shapes_fit(table, work, q, qd, qdd, f_ext)
-            and dtau_dq.shape == dtau_dqd.shape == M.shape == (n, n)):
-        return BAD_SHAPES
-    rnea_derivatives_sample(table, q, qd, qdd, f_ext, dtau_dq, dtau_dqd, M,
-                            work, np.empty((COLUMN_ROWS, n)))
-    return DONE
-
-
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
-        STACK, STACK, STACK, STACK)
-def inverse_dynamics_derivatives_batch(table, work, q, qd, qdd, f_ext,
-                                       dtau_dq, dtau_dqd, M):
-    """Write the Jacobians of N states (rows of q, qd, qdd), (N, nq, nq) each."""
-    columns = np.empty((COLUMN_ROWS, q.shape[1]))
-    for k in range(q.shape[0]):
-        rnea_derivatives_sample(table, q[k], qd[k], qdd[k],
-                                f_ext[min(k, f_ext.shape[0] - 1)],
-                                dtau_dq[k], dtau_dqd[k], M[k], work,
-                                columns)
-    return -1
+def column_scratch(n):
+    """Return the ``columns`` of ``rnea_derivatives_sample``."""
+    return np.empty((COLUMN_ROWS, n))
 
 
 # Compiled ``inverse_dynamics_derivatives``: (dtau_dq, dtau_dqd, M), each
 # (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
-inverse_dynamics_derivatives = Entry(
-    inverse_dynamics_derivatives_kernel, inverse_dynamics_derivatives_batch,
-    ('q', 'qd', 'qdd'), ((1, 1),) * 3, forces=True).function
+inverse_dynamics_derivatives = sample_entry(
+    'inverse_dynamics_derivatives', rnea_derivatives_sample,
+    ('q', 'qd', 'qdd'), ((1, 1),) * 3, column_scratch).function

@@ -17,7 +17,9 @@ The one Python entry of the compiled kernels, for one state or a batch.
 
 A kernel module declares its kernels with an ``Entry`` (the one-state and
 the batch kernel, the per-joint arguments, the shapes of the results) and
-exports ``Entry.function``, the function ``dynamics.dispatch`` calls.  That
+exports ``Entry.function``, the function ``dynamics.dispatch`` calls.
+Where the arguments are (q, qd, qdd or tau) and wrenches, ``sample_entry``
+makes both kernels and the Entry from the function of one state.  That
 function
 
 1. sends the frequent call (one state of float64 arrays, no wrenches, no
@@ -43,6 +45,8 @@ Every kernel follows one convention:
 import numpy as np
 from numpy import ndarray
 
+from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+    STACK, VECTOR
 from .packing import packed
 from .samples import outputs, samples, wrenches
 
@@ -230,3 +234,81 @@ def results_tuple(entry, vector):
 
 HOT_PATHS = {(1, False): q_only, (2, False): q_and_rate,
              (3, True): three_with_forces}
+
+
+@compiled
+def shapes_fit(table, work, q, qd, third, f_ext):
+    """Return True if one state's arrays fit the packed model."""
+    n = table.shape[0] - 1
+    return (q.size == qd.size == third.size == n and work.shape[0] == n + 2
+            and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6)
+
+
+@compiled(inline=True)
+def state_wrench(f_ext, k):
+    """Return the wrenches of state ``k`` of a batch: (N, nq, 6) or shared."""
+    return f_ext[min(k, f_ext.shape[0] - 1)]
+
+
+def sample_entry(name, sample, arguments, results, scratch=None):
+    """
+    Return the Entry of three per-joint arguments and f_ext, from a sample.
+
+    ``sample`` computes one state.  With one result, a vector:
+    ``sample(table, a, b, c, f_ext, result, work)``.  With three (nq, nq)
+    results: ``sample(table, a, b, c, f_ext, r, s, t, work,
+    scratch(nq))``, True, or False if the mass matrix is not positive
+    definite.  The one-state kernel checks every shape and calls the
+    sample once; the batch kernel calls it per state (the scratch made
+    once).  ``name`` names the kernels, and so their files in numba's disk
+    cache.  The arguments are passed one by one, not as ``*args``: numba
+    counts references to arrays gathered in a tuple (4 % of a batch of
+    inverse dynamics).
+    """
+    if results == ((1,),):
+        def single(table, work, a, b, c, f_ext, r):
+            # Written out: through ``shapes_fit``, inlined or not, a
+            # 7-joint inverse dynamics took 3 % longer.
+            n = table.shape[0] - 1
+            if not (a.size == b.size == c.size == r.size == n
+                    and f_ext.shape[0] in (0, n) and f_ext.shape[1] == 6
+                    and work.shape[0] == n + 2):
+                return BAD_SHAPES
+            sample(table, a, b, c, f_ext, r, work)
+            return DONE
+
+        def batch(table, work, a, b, c, f_ext, r):
+            for k in range(a.shape[0]):
+                sample(table, a[k], b[k], c[k], state_wrench(f_ext, k), r[k],
+                       work)
+            return -1
+        result = VECTOR
+    elif results == ((1, 1),) * 3:
+        def single(table, work, a, b, c, f_ext, r, s, t):
+            n = table.shape[0] - 1
+            if not (shapes_fit(table, work, a, b, c, f_ext)
+                    and r.shape == s.shape == t.shape == (n, n)):
+                return BAD_SHAPES
+            if sample(table, a, b, c, f_ext, r, s, t, work, scratch(a.size)):
+                return DONE
+            return NOT_POSITIVE_DEFINITE
+
+        def batch(table, work, a, b, c, f_ext, r, s, t):
+            extra = scratch(a.shape[1])
+            for k in range(a.shape[0]):
+                if not sample(table, a[k], b[k], c[k], state_wrench(f_ext, k),
+                              r[k], s[k], t[k], work, extra):
+                    return k
+            return -1
+        result = MATRIX
+    else:
+        raise ValueError('no kernels for results %s' % (results,))
+    single.__name__ = single.__qualname__ = name + '_kernel'
+    batch.__name__ = batch.__qualname__ = name + '_batch'
+    count = len(results)
+    single = kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR,
+                    INPUT_VECTOR, MATRIX, *(result,) * count)(single)
+    batch = kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX,
+                   INPUT_MATRIX, STACK,
+                   *(MATRIX if result == VECTOR else STACK,) * count)(batch)
+    return Entry(single, batch, arguments, results, forces=True)
