@@ -34,6 +34,11 @@ n k_t i.  Declared in YAML beside the URDF, like the flexible links::
         resistance: 1.2         # ohm (> 0)
         inductance: 1.0e-3      # H (> 0)
         damping: 0.0            # N m s / rad at the motor shaft (optional)
+        voltage_limit: 48.0     # V, the drive's supply (optional, > 0;
+                                #   default .inf: no limit)
+
+``voltage_limit`` is the drive's, not the motor's: the simulator clips
+the voltage it applies to +-voltage_limit (dynamics_ros.sim.actuated).
 
 Every movable joint of the model needs an entry; unknown keys and joints,
 and values out of range, raise ModelError naming the joint and the key.
@@ -47,8 +52,8 @@ import yaml
 from ..errors import ModelError
 
 KEYS = ('gear_ratio', 'rotor_inertia', 'torque_constant', 'back_emf',
-        'resistance', 'inductance', 'damping')
-OPTIONAL = {'damping': 0.0}
+        'resistance', 'inductance', 'damping', 'voltage_limit')
+OPTIONAL = {'damping': 0.0, 'voltage_limit': np.inf}
 
 
 @dataclass
@@ -63,10 +68,13 @@ class DCMotors:
     resistance: np.ndarray
     inductance: np.ndarray
     damping: np.ndarray
+    voltage_limit: np.ndarray = None   # None: no limit (+inf per joint)
 
     def __post_init__(self):
         """Check every value: finite, and in range for its meaning."""
         n = len(self.joint_names)
+        if self.voltage_limit is None:
+            self.voltage_limit = np.full(n, np.inf)
         for key in KEYS:
             value = np.asarray(getattr(self, key), dtype=float)
             if value.shape != (n,):
@@ -85,7 +93,10 @@ class DCMotors:
 
 def _check(joint, key, value):
     reason = None
-    if not np.isfinite(value):
+    if key == 'voltage_limit':
+        if not value > 0.0:   # nan too; +inf is no limit
+            reason = 'must be > 0 (.inf: no limit)'
+    elif not np.isfinite(value):
         reason = 'must be a finite number'
     elif key in ('resistance', 'inductance') and value <= 0.0:
         reason = 'must be > 0'
@@ -139,11 +150,13 @@ def motors_from_mapping(spec, joint_names):
     return DCMotors(list(joint_names), **columns)
 
 
-def load_actuators(config, model):
+def read_actuator_config(config):
     """
-    Read DCMotors for ``model`` from YAML: a path, YAML text or a mapping.
+    Return the ``actuators`` mapping of a YAML path, YAML text or mapping.
 
-    The YAML has one top-level key, ``actuators`` (module notes).
+    Checks that it reads and has the one top-level key; the motor data is
+    checked against a model by ``motors_from_mapping``.  A reason never
+    quotes the file's text (ModelError).
     """
     if isinstance(config, dict):
         data = config
@@ -153,8 +166,14 @@ def load_actuators(config, model):
             try:
                 with open(text, encoding='utf-8') as stream:
                     text = stream.read()
-            except OSError:
+            except FileNotFoundError:
                 raise ModelError('actuator config %r: no such file'
+                                 % text[:200])
+            except OSError as error:
+                raise ModelError('actuator config %r cannot be read: %s'
+                                 % (text[:200], error.strerror or 'error'))
+            except UnicodeDecodeError:
+                raise ModelError('actuator config %r is not UTF-8 text'
                                  % text[:200])
         try:
             data = yaml.safe_load(text)
@@ -163,4 +182,14 @@ def load_actuators(config, model):
     if not isinstance(data, dict) or set(data) != {'actuators'}:
         raise ModelError('actuator config must be a mapping with the one key '
                          '"actuators"')
-    return motors_from_mapping(data['actuators'], list(model.joint_names))
+    return data['actuators']
+
+
+def load_actuators(config, model):
+    """
+    Read DCMotors for ``model`` from YAML: a path, YAML text or a mapping.
+
+    The YAML has one top-level key, ``actuators`` (module notes).
+    """
+    return motors_from_mapping(read_actuator_config(config),
+                               list(model.joint_names))

@@ -18,7 +18,7 @@ What simulator_node runs, and the inputs its loop applies between steps.
 ``Simulation`` is one simulated model with its commands and how its
 ``joint_states`` are laid out; a new model or a parameter set builds a new
 one.  Message callbacks never touch it: they queue an input item
-(``Command``, ``FollowTrajectory``, ``ExternalWrench``,
+(``Command``, ``VoltageCommand``, ``FollowTrajectory``, ``ExternalWrench``,
 ``NewSimulation``, ``Rebuilt``, ``Reset``) and the simulation thread
 applies each between two steps (``item.apply(node)``), so a step never
 sees half an update.
@@ -58,6 +58,7 @@ class Simulation:
     state_message: object
     serialized_state: object
     flexible_message: object = None
+    motor_message: object = None   # motor_currents, with actuators
     diverged: bool = False
 
     def carry_over(self, old):
@@ -73,6 +74,9 @@ class Simulation:
         after.start_time, after.steps = before.t, 0
         after.applied_effort = before.applied_effort.copy()
         after.external_wrench = before.external_wrench
+        if after.motors is not None and before.motors is not None:
+            after.current = before.current.copy()
+            after.voltage = before.voltage
         self.commands.mode = old.commands.mode
         self.commands.target = old.commands.target
         self.commands.followed = old.commands.followed
@@ -119,6 +123,7 @@ class Command:
         ordered = np.empty(n)
         ordered[simulation.index] = self.values
         commands = simulation.commands
+        simulation.simulator.voltage = None   # the drive law again
         {'effort': commands.command_effort,
          'position': commands.command_position,
          'velocity': commands.command_velocity}[self.mode](ordered)
@@ -140,7 +145,29 @@ class FollowTrajectory:
         simulator = simulation.simulator
         self.trajectory.initial = (simulator.q.copy(), simulator.qd.copy())
         self.trajectory.received_time = simulator.t
+        simulator.voltage = None   # the drive law again
         simulation.commands.follow(self.trajectory, self.efforts)
+
+
+@dataclass(frozen=True, slots=True)
+class VoltageCommand:
+    """Motor voltages (``voltage_controller/commands``), ``joints`` order."""
+
+    values: np.ndarray
+
+    def apply(self, node):
+        """Drive the motors at them until another command of any kind."""
+        simulation = node.simulation
+        simulator = simulation.simulator
+        n = simulator.model.nq
+        if simulator.motors is None or self.values.size != n:
+            return   # a command for a model that was replaced meanwhile
+        ordered = np.empty(n)
+        ordered[simulation.index] = self.values
+        simulator.set_voltage(ordered)
+        # No controller runs meanwhile (no integral winding up); the next
+        # command of another kind starts its own afresh.
+        simulation.commands.command_effort(np.zeros(n))
 
 
 @dataclass(frozen=True, slots=True)

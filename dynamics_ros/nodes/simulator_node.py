@@ -98,6 +98,30 @@ cannot be read, or that does not fit the model, stops the node at start-up
 with the reason.  The integration step should stay below 1/20 of the
 shortest natural period (a warning gives the rate needed).
 
+``actuator_config`` (read-only, '' = none): a YAML file of geared DC
+motors per joint (dynamics_ros.model.actuators, Freeman 1985), applied to
+every model (a RobotModel without mimic joints; not with
+``flexible_config``).  The simulated arm then carries the rotors
+(n^2 J_m, n^2 b_m at the joints) and the winding currents as states, and
+the joint torque is n k_t i (dynamics_ros.sim.actuated).  Effort,
+position, velocity and trajectory commands keep working: the torque they
+ask for reaches the motors through an ideal voltage drive,
+V = R tau / (n k_t) + k_e n qd, clipped to the YAML's ``voltage_limit``
+(the torque then follows with the windings' lag L/R).  Two more topics:
+
+- ``voltage_controller/commands`` (std_msgs/Float64MultiArray, ``joints``
+  order, V): the motors' voltages directly, held until another command
+  of any kind (clipped to ``voltage_limit``; checked like the other
+  commands);
+- ``motor_currents`` (sensor_msgs/JointState, ``joints`` order, with
+  ``joint_states``): the winding currents in A in ``effort`` (position
+  and velocity empty), as drivers that report current on the effort
+  interface do; ``joint_states`` effort is the joint torque n k_t i.
+
+A file that cannot be read, or whose motors do not fit the model, stops
+the node at start-up with the reason (a later model that does not fit is
+refused with the reason, the running one kept).
+
 Mimic joints (URDF ``<mimic>``, e.g. a parallel gripper's second finger)
 are simulated coupled to their masters (a MimicModel in independent
 coordinates, see dynamics_ros.sim.simulator).  Commands, ``joints``,
@@ -151,9 +175,10 @@ from .serialized_message import (doubles, serialized_clock,
                                  serialized_joint_state)
 from .simulation import (Command, ExternalWrench, FollowTrajectory,
                          NewSimulation, published_joints, Rebuilt, Reset,
-                         Simulation)
+                         Simulation, VoltageCommand)
 from .trajectory_cdr import read_trajectory
 from ..flexible.config import load_flexible, read_config
+from ..model.actuators import motors_from_mapping, read_actuator_config
 from ..model.payload import payload_body
 from ..sim.controllers import default_gains, JointCommands, PidGains
 from ..sim.integrators import INTEGRATORS
@@ -165,6 +190,7 @@ COMMAND_TOPICS = {
     'velocity': 'velocity_controller/commands',
 }
 TRAJECTORY_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+VOLTAGE_TOPIC = 'voltage_controller/commands'
 WRENCH_TOPIC = '~/external_wrench'
 PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
 GAIN_PARAMETERS = tuple('%s_%s' % (prefix, term) for prefix in ('pos', 'vel')
@@ -281,6 +307,28 @@ def trajectory_efforts(arrays, joint_names):
     return point_field(arrays, 'effort', index, names, False)[0]
 
 
+def read_actuators(settings):
+    """
+    Return the ``actuators`` mapping of ``actuator_config`` (ValueError).
+
+    Read at start-up, so that a missing or broken file stops the node
+    even before a model arrives; checked against each model later.  The
+    reason quotes the parameter, never the file's text.
+    """
+    path = settings['actuator_config']
+    if '\n' in path:
+        raise ValueError('actuator_config %s: must be a file path'
+                         % quote(path))
+    if settings['flexible_config']:
+        raise ValueError('actuator_config %s: motors need rigid links, and '
+                         'flexible_config %s is set' % (
+                             quote(path), quote(settings['flexible_config'])))
+    try:
+        return read_actuator_config(path)
+    except ValueError as error:   # ModelError
+        raise ValueError('actuator_config %s: %s' % (quote(path), error))
+
+
 def refused(reason):
     """Return a failed SetParametersResult with a bounded ``reason``."""
     return SetParametersResult(successful=False, reason=bounded(reason))
@@ -313,6 +361,13 @@ class SimulatorNode(Node):
         if self.settings['flexible_config']:
             self.flexible_publisher = self.create_publisher(
                 JointState, 'flexible_state', PUBLISH_QOS)
+        self.motor_publisher = None
+        if self.settings['actuator_config']:
+            self.motor_publisher = self.create_publisher(
+                JointState, 'motor_currents', PUBLISH_QOS)
+            self.create_subscription(
+                Float64MultiArray, VOLTAGE_TOPIC, self.warnings.dropping(
+                    VOLTAGE_TOPIC, self.on_voltage), COMMAND_QOS)
         for mode, topic in COMMAND_TOPICS.items():
             self.create_subscription(
                 Float64MultiArray, topic, self.warnings.dropping(
@@ -374,9 +429,13 @@ class SimulatorNode(Node):
         self.declare_parameter('flexible_config', '', ParameterDescriptor(
             description='flexible-link YAML file (dynamics_ros.flexible); '
             "'' = rigid links", read_only=True))
+        self.declare_parameter('actuator_config', '', ParameterDescriptor(
+            description='geared DC motors per joint, YAML file '
+            "(dynamics_ros.model.actuators); '' = none", read_only=True))
         settings = {name: self.get_parameter(name).value for name in (
             'rate', 'integrator', 'real_time_factor', 'publish_rate',
-            'publish_clock', 'pid_bandwidth', 'flexible_config')}
+            'publish_clock', 'pid_bandwidth', 'flexible_config',
+            'actuator_config')}
         for name in tuple(SCALARS) + ('integrator', 'initial_positions') \
                 + GAIN_PARAMETERS:
             problem = parameter_problem(name, self.optional(name))
@@ -390,6 +449,9 @@ class SimulatorNode(Node):
             except ValueError as error:
                 raise ValueError('flexible_config %r: %s' % (
                     settings['flexible_config'], error))
+        self.actuators = None
+        if settings['actuator_config']:
+            self.actuators = read_actuators(settings)
         return settings
 
     def validate_parameters(self, parameters):
@@ -544,8 +606,11 @@ class SimulatorNode(Node):
                 if settings['flexible_config'] else model
             simulator = Simulator(plant, dt=1.0 / settings['rate'],
                                   integrator_name=settings['integrator'],
-                                  q0=q0, start_time=start)
-            rigid = model if simulator.flexible is None else \
+                                  q0=q0, start_time=start,
+                                  actuators=self.motors(model))
+            # The gains see the inertia the joints have: with motors, the
+            # rotors' too (simulator.model; else the model itself).
+            rigid = simulator.model if simulator.flexible is None else \
                 simulator.flexible.rigid_model()
             automatic = default_gains(rigid, simulator.initial_q,
                                       settings['pid_bandwidth'])
@@ -573,7 +638,20 @@ class SimulatorNode(Node):
             state_message=joint_state_message(published),
             serialized_state=serialized_joint_state(published),
             flexible_message=None if flexible is None else
-            joint_state_message(flexible[0]))
+            joint_state_message(flexible[0]),
+            motor_message=None if simulator.motors is None else
+            joint_state_message(joint_names))
+
+    def motors(self, model):
+        """Return the DCMotors of ``actuator_config`` for ``model``, or None."""
+        if self.actuators is None:
+            return None
+        try:
+            return motors_from_mapping(self.actuators,
+                                       list(model.joint_names))
+        except ValueError as error:   # ModelError
+            raise ValueError('actuator_config %s: %s' % (
+                quote(self.settings['actuator_config']), error))
 
     def flexible_model(self, model):
         """Return the FlexibleModel of ``flexible_config`` on ``model``."""
@@ -606,6 +684,13 @@ class SimulatorNode(Node):
         values = message_vector(msg, len(self.joint_names),
                                 '%s command' % mode, self.mimic)
         self.pending.append(Command(mode, values))
+
+    def on_voltage(self, msg):
+        """Queue motor voltages in ``joints`` order (else BadInput)."""
+        if self.joint_names is None:
+            raise BadInput(NO_MODEL)
+        self.pending.append(VoltageCommand(message_vector(
+            msg, len(self.joint_names), 'voltage command', self.mimic)))
 
     def on_external_wrench(self, msg):
         """Queue a push on the link of ``header.frame_id`` (else BadInput)."""
@@ -742,6 +827,11 @@ class SimulatorNode(Node):
             flexible.position = doubles(position)
             flexible.velocity = doubles(velocity)
             self.flexible_publisher.publish(flexible)
+        motors = simulation.motor_message
+        if motors is not None:
+            motors.header.stamp = time_message(simulator.t)
+            motors.effort = doubles(simulator.current[simulation.index])
+            self.motor_publisher.publish(motors)
 
     def diverged(self, error):
         """

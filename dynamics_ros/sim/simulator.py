@@ -92,6 +92,15 @@ A FlexibleModel (dynamics_ros.flexible, Mackay 1988) in place of the
 RobotModel is simulated over z = (joints, modal amplitudes): the same steps
 with its forward dynamics (modal stiffness and damping inside it), the
 joint effects acting on the joints z[:nq] only.
+
+Geared DC motors (``actuators``: model.actuators.DCMotors, Freeman 1985):
+the plant is then the arm with its rotors reflected to the joints
+(``dynamics.actuated.reflected_model``: ``model`` is that arm) and the
+winding currents ``current`` are states beside (q, qd); the joint torque
+is n k_t i, and efforts reach the motors through an ideal voltage drive,
+or voltages are given directly (sim/actuated.py).  Those steps are all
+Python, like the MimicModel's and FlexibleModel's: the compiled kernel is
+for a plain RobotModel (``compiled`` stays None).
 """
 
 from dataclasses import dataclass
@@ -99,6 +108,8 @@ import warnings
 
 import numpy as np
 
+from .actuated import (clip_voltage, CurrentOverStep, drive_voltage,
+                       motor_rates, resolve_integration, winding_rate)
 from .compiled_step import compiled_step
 from .controllers import PidGains
 from .integrators import integrator, POSITION_SHARE
@@ -106,9 +117,10 @@ from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
 from .. import fast
 from ..dynamics.aba import forward_dynamics
+from ..dynamics.actuated import reflected_model
 from ..dynamics.crba import mass_matrix
 from ..dynamics.jacobians import link_jacobian
-from ..errors import ModelWarning
+from ..errors import ModelError, ModelWarning
 from ..flexible.model import FlexibleModel
 
 # A fixed step above this share of the shortest natural period of a flexible
@@ -234,14 +246,31 @@ class Simulator:
     atol) go to the adaptive integrator.  ``implicit_damping``: None
     (stiff joints only, see the module), True (every damped joint) or False
     (none: the explicit step of old, unstable for stiff damping).
+
+    ``actuators`` (keyword only): DCMotors for the joints of a RobotModel,
+    or None (no motors: the simulator as it always was).  With motors,
+    ``model`` is the arm with the rotors reflected, ``arm_model`` the one
+    given, ``current`` the winding currents (A, start at 0), ``voltage``
+    the voltages set by ``set_voltage`` (None: the drive law turns each
+    step's effort into voltages), ``applied_voltage`` those of the last
+    step and ``applied_effort`` the motor torque n k_t i at the end of the
+    last step.  ``motor_integration``: 'auto', 'exponential' or 'coupled'
+    (sim/actuated.py; ``motor_integration`` then holds the one taken).
     """
 
     def __init__(self, model, dt=1e-3, integrator_name='rk4', q0=None,
-                 qd0=None, start_time=0.0, implicit_damping=None,
+                 qd0=None, start_time=0.0, implicit_damping=None, *,
+                 actuators=None, motor_integration='auto',
                  **adaptive_options):
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError('time step must be positive and finite, got %r'
                              % (dt,))
+        self.motors = None
+        self.arm_model = model
+        if actuators is not None:
+            model = self._actuated_model(
+                model, actuators, motor_integration, dt,
+                STABILITY_LIMIT.get(integrator_name, np.inf))
         self.flexible = model if isinstance(model, FlexibleModel) else None
         model = model if self.flexible is None else self.flexible.model
         self.model = model
@@ -272,7 +301,8 @@ class Simulator:
         # models, fixed-step integrators); None: every step in Python.
         self.compiled = None
         self._split_damping()
-        self.compiled = compiled_step(self)
+        if self.motors is None:
+            self.compiled = compiled_step(self)
         self.no_effort = np.zeros(model.nq)
         self.external_wrench = None   # (link, [moment; force]) or None
         self.joint_friction = None    # set_joint_friction
@@ -281,6 +311,18 @@ class Simulator:
         self.reset(keep_time=True)
         if integrator_name != 'adaptive':
             self.check_step(stacklevel=3)
+
+    def _actuated_model(self, model, motors, integration, dt, limit):
+        """Take the motors; return the arm with its rotors reflected."""
+        if isinstance(model, FlexibleModel):
+            raise ModelError('actuators take a RobotModel; %r is a flexible '
+                             'model' % model.model.name)
+        reflected = reflected_model(model, motors)   # checks the joints
+        self.motors = motors
+        self.motor_integration = resolve_integration(integration, motors,
+                                                     dt, limit)
+        self.motor_gain = motors.gear_ratio * motors.torque_constant
+        return reflected
 
     def _vector(self, value, what, sizes=None):
         sizes = sizes or (self.model.nq,)
@@ -422,6 +464,12 @@ class Simulator:
             worst('velocity PID kd (kd / inertia)',
                   velocity_gains.d * inverse
                   * self.stability_limit * STEP_WARNING_SHARE)
+        if self.motors is not None and \
+                self.integrator_name in STABILITY_LIMIT:
+            for term, (rate, k) in motor_rates(
+                    self.motors, inverse, self.dt, self.motor_integration,
+                    self.stability_limit).items():
+                rates[term] = (rate, names[k])
         return rates
 
     def hand_over(self, commands, warn=True):
@@ -435,6 +483,13 @@ class Simulator:
         """
         position = commands.position_pid.gains
         velocity = commands.velocity_pid.gains
+        if self.motors is not None:
+            # The PIDs' torque reaches the joints through the motors,
+            # which lag it: held over the step, nothing handed over.
+            commands.hand_over_damping(None, None)
+            if not warn or self.integrator_name not in STABILITY_LIMIT:
+                return []
+            return self.check_step(position, velocity, stacklevel=3)
         position_stiff = self.stiff_joints(position.d)
         velocity_stiff = self.stiff_joints(velocity.p)
         commands.hand_over_damping(position_stiff, velocity_stiff)
@@ -511,6 +566,16 @@ class Simulator:
         self.zd = self.initial_zd.copy() if qd is None else \
             self._start_velocities(qd, 'velocities')
         self.applied_effort = np.zeros(self.model.nq)
+        self.voltage = None
+        if self.motors is not None:
+            self.current = np.zeros(self.nq)
+            self.applied_voltage = np.zeros(self.nq)
+
+    def actuated_state(self):
+        """Return x = [q; qd; i] of a simulator with actuators (else None)."""
+        if self.motors is None:
+            return None
+        return np.concatenate((self.q, self.qd, self.current))
 
     @property
     def initial_q(self):
@@ -602,6 +667,9 @@ class Simulator:
                 not callable(effort) and fast.ENABLED and \
                 self._compiled_step(effort, damping):
             return
+        if self.motors is not None:
+            self._drive_step(effort, damping)
+            return
         if damping is not None:
             damping = self._controller_damping(damping)
         source = self._effort_source(effort)
@@ -622,6 +690,112 @@ class Simulator:
         z, zd = self._constrain(self.z, self.zd, z, zd, damping)
         self._add_damper_effort(damping, zd)
         self._finish(t, z, zd)
+
+    def _drive_step(self, effort, damping):
+        """
+        Take a step of the motors, at the voltages set or by the drive law.
+
+        The drive (sim/actuated.py) turns the saturated effort at the
+        step's start, plus a controller damper ``damping`` held over the
+        step (the motors' torque lags: nothing is integrated implicitly),
+        into the voltages that give it in the steady state.
+        """
+        voltage = self.voltage
+        if voltage is None:
+            tau = self._effort_source(effort)(self.t, self.q, self.qd)
+            if damping is not None:
+                gains, reference = self._controller_damping(damping)
+                tau = saturate_effort(self.model, tau + gains * (
+                    reference - self.qd))
+            voltage = drive_voltage(self.motors, tau, self.qd)
+        self._motor_step(voltage)
+
+    def step_voltage(self, voltage):
+        """
+        Advance one step with the motors at ``voltage`` (nq, held over it).
+
+        Clipped to the drives' voltage_limit; a simulator with actuators
+        only.  ``set_voltage`` holds voltages over every step instead.
+        """
+        self._motor_step(self._voltages(voltage))
+
+    def set_voltage(self, voltage=None):
+        """
+        Drive the motors at ``voltage`` from the next step on (None: off).
+
+        Held until changed, in place of the drive law's voltages (the
+        efforts handed to ``step`` are then ignored); clipped to the
+        drives' voltage_limit.  ``reset`` clears it.
+        """
+        self.voltage = None if voltage is None else self._voltages(voltage)
+
+    def _voltages(self, voltage):
+        """Return checked voltages, clipped to the limits (ValueError)."""
+        if self.motors is None:
+            raise ValueError('model %r has no actuators: a voltage input '
+                             'needs Simulator(..., actuators=motors)'
+                             % self.model.name)
+        return clip_voltage(self.motors, self._vector(voltage, 'voltage'))
+
+    def _motor_step(self, voltage):
+        """
+        Advance (q, qd, current) by one step at ``voltage`` (held over it).
+
+        The mechanical integrator sees the joint torque n k_t i at each
+        stage, with the current exact over the step ('exponential') or
+        integrated with it ('coupled'): sim/actuated.py.
+        """
+        motors, gain = self.motors, self.motor_gain
+        push = None if self.external_wrench is None else \
+            self.external_torques()
+        friction = self.joint_friction
+        t, n = self.t, self.nq
+
+        def torque(effort, zd):
+            if push is not None:
+                effort = effort + push
+            if friction is not None:
+                effort = effort - friction.torque(zd, offset=False)
+            return effort
+
+        if self.motor_integration == 'exponential':
+            z0, zd0 = self.z, self.zd
+            start = self.acceleration(z0, zd0, torque(gain * self.current,
+                                                      zd0[:n]))
+            current = CurrentOverStep(motors, self.current, voltage,
+                                      zd0[:n], start[:n])
+
+            def acceleration(time, z, zd):
+                if z is z0 and zd is zd0 and time == t:
+                    return start   # the first stage: computed above
+                return self.acceleration(
+                    z, zd, torque(gain * current(time - t), zd[:n]))
+
+            z, zd = self.integrate(acceleration, t, z0, zd0, self.dt)
+            end_current = current(self.dt)
+        else:
+            # The current is the rate of the charge through the winding:
+            # a coordinate like the others for every integrator.
+            def acceleration(time, z, zd):
+                rates = zd[:n]
+                return np.concatenate((
+                    self.acceleration(z[:n], rates,
+                                      torque(gain * zd[n:], rates)),
+                    winding_rate(motors, zd[n:], voltage, rates)))
+
+            z, zd = self.integrate(
+                acceleration, t, np.concatenate((self.z, np.zeros(n))),
+                np.concatenate((self.zd, self.current)), self.dt)
+            z, zd, end_current = z[:n], zd[:n], zd[n:]
+        if not np.isfinite(end_current.sum()):
+            raise FloatingPointError(
+                'simulation of %r diverged at t = %g s (currents %s)'
+                % (self.model.name, t, end_current))
+        z, zd = self._constrain(self.z, self.zd, z, zd)
+        self._finish(t, z, zd)
+        self.current = end_current
+        self.applied_voltage = voltage
+        self.applied_effort = gain * end_current
 
     def hold_step(self, p, target, d, damping=None):
         """
