@@ -62,7 +62,7 @@ are ignored.  Nothing non-finite is ever published.
 
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -74,7 +74,8 @@ from .conversions import (BadInput, is_zero_time, joint_state_message,
                           ThrottledWarnings, to_seconds)
 from .entry_point import entry_point
 from .model_source import model_index, ModelSource, NO_MODEL
-from .qos import DESCRIPTION_QOS, PUBLISH_QOS, STATE_QOS
+from .parameters import publishers, refuse, set_result
+from .qos import DESCRIPTION_QOS, STATE_QOS
 from ..estimation.collision import (check_hysteresis, check_thresholds,
                                     CollisionDetector, DEFAULT_HYSTERESIS,
                                     DEFAULT_THRESHOLD)
@@ -180,22 +181,17 @@ class ExternalTorqueNode(Node):
                                    description='damped least squares: '
                                    'singular values of J below it are '
                                    'damped'))
-        reason = check_own_parameters(self.own_values())
-        if reason:
-            raise ValueError(reason)
+        refuse(check_own_parameters(self.own_values()))
         self.warnings = ThrottledWarnings(self.get_logger())
-        self.torque_publisher = self.create_publisher(
-            JointState, 'external_torques', PUBLISH_QOS)
-        self.wrench_publisher = self.create_publisher(
-            WrenchStamped, 'external_wrench', PUBLISH_QOS)
+        self.torque_publisher, self.wrench_publisher = publishers(
+            self, (JointState, 'external_torques'),
+            (WrenchStamped, 'external_wrench'))
         self.collision_publisher = self.create_publisher(
             Bool, 'collision', COLLISION_QOS)
         self.collision_publisher.publish(Bool(data=False))
         self.source = ModelSource(self, self.on_model)
         if self.model is not None:   # sizes and links, now they are known
-            reason = check_own_parameters(self.own_values(), self.model)
-            if reason:
-                raise ValueError(reason)
+            refuse(check_own_parameters(self.own_values(), self.model))
             self.configure()
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.after_set_parameters)
@@ -215,11 +211,9 @@ class ExternalTorqueNode(Node):
 
     def on_set_parameters(self, parameters):
         """Refuse invalid gains, thresholds, links with the reason."""
-        reason = check_own_parameters(
+        return set_result(check_own_parameters(
             {p.name: p.value for p in parameters if p.name in OWN_PARAMETERS},
-            self.model)
-        return SetParametersResult(successful=reason is None,
-                                   reason=reason or '')
+            self.model))
 
     def after_set_parameters(self, parameters):
         """Apply new observer and detector settings (state kept)."""

@@ -67,7 +67,7 @@ import threading
 
 from builtin_interfaces.msg import Time
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message
@@ -82,7 +82,8 @@ from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .joint_state_cdr import JointStateCdrReader
 from .model_source import model_index, ModelSource, NO_MODEL
-from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from .parameters import publishers, refuse, set_result
+from .qos import COMMAND_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
 from ..control.computed_torque import computed_torque
 from ..control.saturation import (check_limits, check_scale, effort_limits,
@@ -224,21 +225,16 @@ class InverseDynamicsNode(Node):
         self.declare_parameter('friction_file', '', ParameterDescriptor(
             description='joint friction YAML (python -m dynamics_ros '
                         'identify) added to the torques; empty: none'))
-        reason = self.check_parameters(self.own_values())
-        if reason:
-            raise ValueError(reason)
+        refuse(self.check_parameters(self.own_values()))
         self.warnings = ThrottledWarnings(self.get_logger())
-        self.effort_publisher = self.create_publisher(
-            Float64MultiArray, 'effort_commands', PUBLISH_QOS)
-        self.feedforward_publisher = self.create_publisher(
-            JointState, 'feedforward', PUBLISH_QOS)
-        self.annotated_publisher = self.create_publisher(
-            JointTrajectory, 'trajectory_out', PUBLISH_QOS)
+        self.effort_publisher, self.feedforward_publisher, \
+            self.annotated_publisher = publishers(
+                self, (Float64MultiArray, 'effort_commands'),
+                (JointState, 'feedforward'),
+                (JointTrajectory, 'trajectory_out'))
         self.source = ModelSource(self, self.on_model)
         if self.model is not None:  # sizes per joint, now they are known
-            reason = self.check_parameters(self.own_values())
-            if reason:
-                raise ValueError(reason)
+            refuse(self.check_parameters(self.own_values()))
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.after_set_parameters)
         # The 1 kHz input gets a thread and a tiny executor of its own; so
@@ -272,10 +268,8 @@ class InverseDynamicsNode(Node):
 
     def on_set_parameters(self, parameters):
         """Reject invalid mode, gains or effort limits with the reason."""
-        reason = self.check_parameters({
-            p.name: p.value for p in parameters if p.name in OWN_PARAMETERS})
-        return SetParametersResult(successful=reason is None,
-                                   reason=reason or '')
+        return set_result(self.check_parameters({
+            p.name: p.value for p in parameters if p.name in OWN_PARAMETERS}))
 
     def after_set_parameters(self, parameters):
         """Forget what was computed from a parameter that changed."""

@@ -44,18 +44,19 @@ import math
 import threading
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .conversions import (is_zero_time, joint_state_message, JointStateReader,
-                          matrix_message, message_vector, quote,
-                          ThrottledWarnings)
+from .conversions import (BadInput, is_zero_time, joint_state_message,
+                          JointStateReader, matrix_message, message_vector,
+                          quote, ThrottledWarnings)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .model_source import model_index, ModelSource, NO_MODEL
-from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from .parameters import publishers, refuse, set_result
+from .qos import COMMAND_QOS, STATE_QOS
 from ..dynamics.bias import gravity_torques
 from ..dynamics.linearize import linearize
 
@@ -116,17 +117,13 @@ class LinearizationNode(Node):
         self.declare_parameter('discrete_dt', 0.0, ParameterDescriptor(
             description='> 0: zero-order-hold discrete model with this '
                         'sample time, s; 0: continuous'))
-        reason = check_rate({name: self.get_parameter(name).value
-                             for name in ('rate', 'discrete_dt')})
-        if reason:
-            raise ValueError(reason)
+        refuse(check_rate({name: self.get_parameter(name).value
+                           for name in ('rate', 'discrete_dt')}))
         self.warnings = ThrottledWarnings(self.get_logger())
-        self.a_publisher = self.create_publisher(
-            Float64MultiArray, 'state_space/A', PUBLISH_QOS)
-        self.b_publisher = self.create_publisher(
-            Float64MultiArray, 'state_space/B', PUBLISH_QOS)
-        self.point_publisher = self.create_publisher(
-            JointState, 'state_space/operating_point', PUBLISH_QOS)
+        self.a_publisher, self.b_publisher, self.point_publisher = publishers(
+            self, (Float64MultiArray, 'state_space/A'),
+            (Float64MultiArray, 'state_space/B'),
+            (JointState, 'state_space/operating_point'))
         self.source = ModelSource(self, self.on_model)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.apply_parameters)
@@ -146,10 +143,7 @@ class LinearizationNode(Node):
         """Reject an invalid rate / discrete_dt with the reason."""
         values = {p.name: p.value for p in parameters
                   if p.name in ('rate', 'discrete_dt')}
-        reason = check_rate(values)
-        if reason:
-            return SetParametersResult(successful=False, reason=reason)
-        return SetParametersResult(successful=True)
+        return set_result(check_rate(values))
 
     def apply_parameters(self, parameters):
         """Apply a new rate at once (discrete_dt is read every period)."""
@@ -180,9 +174,8 @@ class LinearizationNode(Node):
     def on_joint_state(self, msg):
         """Keep the latest valid joint state as the operating point."""
         with self.lock:
-            if self.model is None:
-                self.warnings.ignored('joint_states', NO_MODEL)
-                return
+            if self.model is None:   # dropped with a warning (dropping)
+                raise BadInput(NO_MODEL)
             state = self.reader(msg)
             stamp = msg.header.stamp
             if is_zero_time(stamp):
