@@ -24,6 +24,8 @@ the simulator's one-step map, at an equilibrium where that map's
 Jacobian is rk4's polynomial of dt A exactly.
 """
 
+import os
+
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.dynamics.actuated import actuated_state_derivative, \
@@ -41,6 +43,8 @@ from scipy.linalg import expm
 MOTOR = dict(gear_ratio=50.0, rotor_inertia=2e-5, torque_constant=0.06,
              back_emf=0.06, resistance=1.5, inductance=2e-3, damping=1e-5)
 V_STEP = 12.0
+CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), 'config')
 
 
 def motors_for(model, **changes):
@@ -376,3 +380,27 @@ def test_bad_uses_are_refused_with_the_reason():
         '0.05, back_emf: 0.05, resistance: 2.0, inductance: 1.0e-3, '
         'voltage_limit: .inf}\n' % name for name in model.joint_names)
     assert np.all(np.isinf(load_actuators(text, model).voltage_limit))
+
+
+@pytest.mark.parametrize('integration', ['coupled', 'exponential'])
+def test_a_motor_stalled_on_a_joint_limit_draws_v_over_r(integration):
+    """
+    The shipped two-link motors at 48 V run both joints onto their limits.
+
+    Stalled there (qd = 0 after each step's stop impulse), each winding
+    carries V / R = 96 A (1e-9) and the joint torque is n k_t V / R; the
+    back EMF of the motion the impulse undid is not charged to it.
+    """
+    model = dr.load_urdf(robot_urdf('two_link_planar'))
+    motors = load_actuators(os.path.join(CONFIG, 'actuators_two_link_planar'
+                                         '.yaml'), model)
+    sim = dr.Simulator(model, dt=1e-3, actuators=motors,
+                       motor_integration=integration)
+    sim.set_voltage([100.0, 100.0])                # clipped to 48 V
+    for _ in range(1000):
+        sim.step()
+    assert_close(sim.q, model.upper_limit, 1e-15)
+    stall = 48.0 / 0.5
+    assert_close(sim.current, [stall, stall], 1e-9)
+    assert_close(sim.applied_effort, motors.gear_ratio
+                 * motors.torque_constant * stall, 1e-9)

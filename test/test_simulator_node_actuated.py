@@ -202,6 +202,7 @@ def test_effort_commands_reach_the_joints_through_the_drive(ros):
 
 
 def test_bad_voltage_commands_are_dropped_with_a_warning(ros):
+    """Wrong sizes and NaN are dropped; a huge voltage is clipped."""
     before = len(ros.states.messages)
     for data in ([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0]):
         ros.voltage.publish(Float64MultiArray(data=data))
@@ -212,7 +213,16 @@ def test_bad_voltage_commands_are_dropped_with_a_warning(ros):
     ros.wait_for(lambda: len(ros.states.messages) > before + 5,
                  what='states after the bad commands')
     assert ros.process.alive()
-    assert all_finite(ros.states.messages[before:], 'position')
+    # Finite but absurd: clipped to the drives' 48 V.  Both joints run
+    # to their upper limits and stall there: i = 48 V / 0.5 ohm.
+    stall = MOTORS.voltage_limit / MOTORS.resistance
+    command_until(ros, ros.voltage, [1e308, 1e308],
+                  lambda i: np.allclose(i, stall, rtol=1e-9, atol=0.0),
+                  'the stall current at the voltage limit')
+    assert ros.process.alive()
+    for field in ('position', 'velocity', 'effort'):
+        assert all_finite(ros.states.messages[before:], field)
+    assert all_finite(ros.currents.messages, 'effort')
 
 
 def test_actuator_config_is_read_only(ros):

@@ -63,7 +63,10 @@ integrator), else ``exponential``.  Measured on Panda with 50:1 motors
 test/test_actuated_simulator.py.
 
 Joint effects (implicit damping, friction and limit impulses, wrapping)
-act after the step as on any model; the currents are not changed by them.
+act after the step as on any model.  Where an impulse stopped a joint (a
+limit, static friction) its current is taken again by ``CurrentOverStep``
+with the speed it really had, a ramp from the step's start to zero: a
+motor stalled on a stop reaches V / R.
 """
 
 import numpy as np

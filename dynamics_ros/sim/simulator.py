@@ -735,7 +735,13 @@ class Simulator:
             raise ValueError('model %r has no actuators: a voltage input '
                              'needs Simulator(..., actuators=motors)'
                              % self.model.name)
-        return clip_voltage(self.motors, self._vector(voltage, 'voltage'))
+        values = np.array(voltage, dtype=float).reshape(-1)
+        # Each value checked (not their sum: 1e308 V is finite, if absurd,
+        # and is clipped or diverges like any other input).
+        if values.size != self.nq or not np.all(np.isfinite(values)):
+            raise ValueError('voltage must be %d finite values, got %s'
+                             % (self.nq, values))
+        return clip_voltage(self.motors, values)
 
     def _motor_step(self, voltage):
         """
@@ -791,7 +797,17 @@ class Simulator:
             raise FloatingPointError(
                 'simulation of %r diverged at t = %g s (currents %s)'
                 % (self.model.name, t, end_current))
+        moving = zd[:n] != 0.0
         z, zd = self._constrain(self.z, self.zd, z, zd)
+        # A joint the impulses stopped (a limit, static friction) did not
+        # turn as the integrator had it: its winding saw the speed go from
+        # the step's start to zero, not the back EMF of the free motion
+        # (else a motor stalled on a stop would not reach V / R).
+        stopped = moving & (zd[:n] == 0.0)
+        if stopped.any():
+            realized = CurrentOverStep(motors, self.current, voltage,
+                                       self.qd, -self.qd / self.dt)
+            end_current = np.where(stopped, realized(self.dt), end_current)
         self._finish(t, z, zd)
         self.current = end_current
         self.applied_voltage = voltage
