@@ -92,6 +92,7 @@ class JointStateCdrReader:
         self._name_bytes = None   # the serialized names last seen
         self._names = None
         self._index = None
+        self._gathers = {}   # layout -> word indices of the values read
 
     def learn_names(self, data, at):
         """Decode the names at ``at``; return False if not read with certainty."""
@@ -103,6 +104,7 @@ class JointStateCdrReader:
         index = name_index(names, self.joint_names, 'JointState')
         self._name_bytes = bytes(data[at:end])
         self._names, self._index = names, index
+        self._gathers.clear()
         return True
 
     def __call__(self, data):
@@ -125,27 +127,72 @@ class JointStateCdrReader:
             if not self.learn_names(data, at):
                 return None
         at += len(self._name_bytes)
-        index, names = self._index, self._names
-        size = len(names)
-        arrays = []
-        for field in FIELDS:
+        # Where each field's values start, and how many there are.
+        layout = []
+        for _ in FIELDS:
             at += -at % 4
             if at + 4 > end:
                 return None
             count = UINT32.unpack_from(data, at)[0]
             at += 4
-            if count == 0:
-                if field == 'position':
-                    pick((), index, size, field, names)  # BadInput: empty
+            if count:
+                at += -(at - ORIGIN) % 8
+                if count > (end - at) // 8:
+                    return None
+            layout.append((at, count))
+            at += 8 * count
+        layout = tuple(layout)
+        gather = self._gathers.get(layout)
+        if gather is None:
+            gather = self.gather(layout)
+        if gather is not None:
+            # Every double lies on the 8-byte grid from the origin: one
+            # gather picks the joints' values of every field at once.
+            words = np.frombuffer(data, '<f8', (end - ORIGIN) // 8, ORIGIN)
+            values = words[gather]
+            if np.isfinite(values).all():
+                return stamp, self.split(values, layout)
+        return stamp, self.picked(data, layout)   # BadInput, with the reason
+
+    def gather(self, layout):
+        """
+        Return the word indices of the joints' values of ``layout``, or None.
+
+        None when a field has a count other than the names' (or position
+        none): ``picked`` then raises the reason.  Remembered per layout.
+        """
+        size = len(self._names)
+        counts = [count for _, count in layout]
+        if counts[0] != size or any(c not in (0, size) for c in counts):
+            return None
+        if len(self._gathers) > 64:   # frame_ids of many lengths
+            self._gathers.clear()
+        gather = np.concatenate([(at - ORIGIN) // 8 + self._index
+                                 for at, count in layout if count])
+        self._gathers[layout] = gather
+        return gather
+
+    def split(self, values, layout):
+        """Return the JointArrays of the gathered ``values`` of ``layout``."""
+        n = len(self._index)
+        position = values[:n]
+        velocity = values[n:2 * n] if layout[1][1] else np.zeros(n)
+        effort = None
+        if layout[2][1]:
+            effort = values[-n:]
+        return JointArrays(position, velocity, effort)
+
+    def picked(self, data, layout):
+        """Return the JointArrays of ``layout`` field by field (BadInput)."""
+        index, names = self._index, self._names
+        arrays = []
+        for field, (at, count) in zip(FIELDS, layout):
+            if count == 0 and field != 'position':
                 arrays.append(None)
                 continue
-            at += -(at - ORIGIN) % 8
-            if count > (end - at) // 8:
-                return None
             values = np.frombuffer(data, '<f8', count, at)
-            at += 8 * count
-            arrays.append(pick(values, index, size, field, names))
+            arrays.append(pick(values, index, len(names), field, names))
         position, velocity, effort = arrays
         if velocity is None:
             velocity = np.zeros(len(index))
-        return stamp, JointArrays(position, velocity, effort)
+        return JointArrays(position, velocity, effort)
