@@ -225,6 +225,29 @@ def test_bad_voltage_commands_are_dropped_with_a_warning(ros):
     assert all_finite(ros.currents.messages, 'effort')
 
 
+def test_a_parameter_set_carries_the_voltage_and_currents_over(ros):
+    """
+    pid_bandwidth set while stalled at 96 A: the rebuilt simulation goes on.
+
+    The voltage command stays in force (the drive law with the zero
+    effort it leaves would let the currents fall to 0 within ms) and the
+    currents go on from where they were: every state after the set still
+    shows the stall current.
+    """
+    stall = MOTORS.voltage_limit / MOTORS.resistance
+    command_until(ros, ros.voltage, [100.0, 100.0],
+                  lambda i: np.allclose(i, stall, rtol=1e-9, atol=0.0),
+                  'the stall current')
+    result, = ros.set_parameters(NODE, pid_bandwidth=12.0)
+    assert result.successful, result.reason
+    after = max(pairs(ros))
+    ros.wait_for(lambda: len([t for t in pairs(ros) if t > after]) > 20,
+                 what='states after the set')
+    for t, (joints, currents) in pairs(ros).items():
+        if t > after:
+            assert_close(currents.effort, stall, 1e-9)
+
+
 def test_actuator_config_is_read_only(ros):
     result, = ros.set_parameters(NODE, actuator_config=Parameter(
         'actuator_config', value='/tmp/other.yaml'))
