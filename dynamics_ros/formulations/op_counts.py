@@ -98,25 +98,26 @@ class Counted:
         """Return self."""
         return self
 
-    def __add__(self, other):
-        """Add; free with a constant 0."""
+    def _added(self, other, sign):
+        """Return self + sign * other; free with a constant 0."""
         if isinstance(other, np.ndarray):
-            return NotImplemented
+            return NotImplemented   # numpy then works element by element
         if _is_constant(other) and other == 0:
             return self
         self.counter.adds += 1
-        return self._new(self.value + self._value(other))
+        other = self._value(other)
+        return self._new(self.value + other if sign > 0
+                         else self.value - other)
+
+    def __add__(self, other):
+        """Add; free with a constant 0."""
+        return self._added(other, 1)
 
     __radd__ = __add__
 
     def __sub__(self, other):
         """Subtract; free with a constant 0."""
-        if isinstance(other, np.ndarray):
-            return NotImplemented
-        if _is_constant(other) and other == 0:
-            return self
-        self.counter.adds += 1
-        return self._new(self.value - self._value(other))
+        return self._added(other, -1)
 
     def __rsub__(self, other):
         """Subtract from a constant; free from 0."""

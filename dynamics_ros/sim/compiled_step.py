@@ -96,6 +96,20 @@ class CompiledStep:
         self.pack = packed(self.model)
         self.joints = self.kernel.joint_table(self.model, self.damping)
 
+    def ready(self):
+        """
+        Return the packed model (table, work, nq); None: no kernel.
+
+        Loads the kernel on the first call, and packs the model again when
+        it was changed (packing.packed).
+        """
+        if self.kernel is None and not self.load():
+            return None
+        if self.pack is None or \
+                getattr(self.model, PACKED_MODEL) is not self.pack:
+            self.refresh()
+        return self.pack
+
     def __call__(self, z, zd, effort, dt, stiff=None, gains=None,
                  reference=None):
         """
@@ -105,12 +119,9 @@ class CompiledStep:
         controller's dampers ``gains`` toward ``reference`` velocities
         (Simulator._constrain); None: no implicit damping.
         """
-        if self.kernel is None and not self.load():
+        pack = self.ready()
+        if pack is None:
             return None
-        pack = self.pack
-        if pack is None or getattr(self.model, PACKED_MODEL) is not pack:
-            self.refresh()
-            pack = self.pack
         table, work, n = pack
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
         if stiff is None:
@@ -132,12 +143,9 @@ class CompiledStep:
         kernel (``position_hold_step``); ``stiff``, ``gains``,
         ``reference``: as for ``__call__`` (zeros: no implicit damping).
         """
-        if self.kernel is None and not self.load():
+        pack = self.ready()
+        if pack is None:
             return None
-        pack = self.pack
-        if pack is None or getattr(self.model, PACKED_MODEL) is not pack:
-            self.refresh()
-            pack = self.pack
         table, work, n = pack
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
         status = self.kernel.position_hold_step(
