@@ -31,6 +31,7 @@ import os
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.nodes.conversions import to_seconds
+from dynamics_ros.sim.controllers import default_gains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
@@ -79,6 +80,8 @@ def ros():
                                       '/voltage_controller/commands')
     tester.effort = tester.publisher(Float64MultiArray,
                                      '/effort_controller/commands')
+    tester.position = tester.publisher(Float64MultiArray,
+                                       '/position_controller/commands')
     tester.states = tester.collector(JointState, '/joint_states')
     tester.currents = tester.collector(JointState, '/motor_currents')
     tester.wait_for(lambda: tester.currents.messages, timeout=180.0,
@@ -246,6 +249,48 @@ def test_a_parameter_set_carries_the_voltage_and_currents_over(ros):
     for t, (joints, currents) in pairs(ros).items():
         if t > after:
             assert_close(currents.effort, stall, 1e-9)
+
+
+def test_a_position_command_settles_where_the_pd_balances_gravity(ros):
+    """
+    A position command through the motors settles at kp (q* - q) = g(q).
+
+    From both joints stalled on their upper limits (a 100 V command,
+    clipped to 48 V) to shoulder 2.9, elbow 2.5 rad.  At rest the drive's
+    current is exactly tau / (n k_t), so the motors pass the PD's torque
+    unchanged and the arm stops where the PD (no integral: default gains
+    at pid_bandwidth 12 Hz, set above, from the joints' inertia with the
+    rotors at the initial positions) balances gravity; that equation,
+    solved here by Newton's method, gives q to 1e-6 (what is left of the
+    settling after 4 s of a 12 Hz critically damped loop).
+    """
+    target = in_model_order([2.5, 2.9], JOINTS)         # elbow, shoulder
+    arm = Simulator(MODEL, actuators=MOTORS)
+    kp = default_gains(arm.model, np.zeros(2), 12.0)[0].p
+    q = target.copy()
+    for _ in range(50):
+        residual = kp * (target - q) - dr.gravity_torques(MODEL, q)
+        step = 1e-7
+        jacobian = np.array([
+            (kp * (target - q - step * e) - dr.gravity_torques(
+                MODEL, q + step * e) - residual) / step for e in np.eye(2)]).T
+        q = q - np.linalg.solve(jacobian, residual)
+    assert np.abs(q - target).max() > 5e-4        # gravity leaves an offset
+    stall = MOTORS.voltage_limit / MOTORS.resistance
+    command_until(ros, ros.voltage, [100.0, 100.0],
+                  lambda i: np.allclose(i, stall, rtol=1e-9, atol=0.0),
+                  'the stall current')
+    # Applied once the stall current ends.
+    start = command_until(ros, ros.position, [2.5, 2.9],
+                          lambda i: np.abs(i - stall).max() > 1.0,
+                          'the position command applied')
+    ros.wait_for(lambda: any(t > start + 4.0 for t in pairs(ros)),
+                 what='4 s after the position command')
+    last = max(pairs(ros))
+    settled, rates, currents = state_at(ros, last)
+    assert_close(settled, q, 1e-6)
+    assert np.abs(rates).max() < 1e-6
+    assert_close(GAIN * currents, dr.gravity_torques(MODEL, settled), 1e-6)
 
 
 def test_actuator_config_is_read_only(ros):
