@@ -77,12 +77,13 @@ from collections import namedtuple
 import warnings
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
 from .conversions import names_text, quote, ThrottledWarnings
+from .parameters import bounded, set_result
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
@@ -380,7 +381,7 @@ class ModelSource:
                      if p.name in MODEL_PARAMETERS
                      or (self.payload and p.name in PAYLOAD_PARAMETERS)}
         if not overrides:
-            return SetParametersResult(successful=True)
+            return set_result(None)
         try:
             unused = {'urdf_path', 'xacro_args'} & set(overrides)
             if unused and self._value('robot_description', overrides):
@@ -398,12 +399,9 @@ class ModelSource:
             built = None if xml is None else build_model(xml, settings)
         except (ModelError, TypeError, ValueError) as error:
             # Reasons quote user input: bounded, whatever raised them.
-            reason = str(error)
-            if len(reason) > REASON_CHARS:
-                reason = reason[:REASON_CHARS] + '...'
-            return SetParametersResult(successful=False, reason=reason)
+            return set_result(bounded(str(error), REASON_CHARS))
         self._pending = (xml, built)
-        return SetParametersResult(successful=True)
+        return set_result(None)
 
     def _apply_parameters(self, parameters):
         """Make the model validated by _validate_parameters current."""
