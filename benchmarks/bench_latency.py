@@ -36,13 +36,17 @@ echo on the EventsExecutor runs twice: taking and publishing Python
 messages ('events', as every rclpy node does), and taking and publishing
 serialized bytes ('raw', as inverse_dynamics_node does: its stamp patched
 into prebuilt outputs, nothing else read), the floor of this path.
+Each variant runs ``--rounds`` times (default 3), the rounds interleaved
+(node, echoes, node, ...) so that a change of load on a shared machine
+falls on all of them alike; percentiles are pooled over the rounds, and
+the p99 ratio of each round is printed too.
 
 ``--profile`` measures in one process instead, without DDS delivery:
 microseconds per message through the node's own joint_states callback
 (serialized JointStates, as it receives them) and through each echo's,
 then cProfile's top entries of the node's.
 
-    .venv/bin/python benchmarks/bench_latency.py [--messages 10000]
+    .venv/bin/python benchmarks/bench_latency.py [--messages 10000] [--rounds 3]
     .venv/bin/python benchmarks/bench_latency.py --profile [--messages 20000]
 """
 
@@ -274,8 +278,14 @@ def percentiles(latencies_ns):
     return 'p50 %.3f  p90 %.3f  p99 %.3f  max %.3f ms' % tuple(values)
 
 
-def receive(args, command, model, title):
-    """Run ``command`` + publisher; print the figures; return latencies."""
+def receive(args, command, model, messages):
+    """
+    Run ``command``, send it ``messages`` joint states; return the record.
+
+    {'sent': send stamps after the warm-up, 'feedforward': [(arrival,
+    stamp)], 'commands': [arrival], 'cpu': the process's CPU seconds,
+    'total': messages sent, warm-up included}.
+    """
     import rclpy
     from rclpy.event_handler import SubscriptionEventCallbacks
     from rclpy.executors import SingleThreadedExecutor
@@ -315,7 +325,7 @@ def receive(args, command, model, title):
     publisher = subprocess.Popen(
         [sys.executable, __file__, '--publisher', '--sent', sent_path,
          '--names', ','.join(model.joint_names), '--rate', str(args.rate),
-         '--messages', str(args.messages), '--warmup', str(args.warmup)],
+         '--messages', str(messages), '--warmup', str(args.warmup)],
         env=env, preexec_fn=die_with_parent)
     try:
         while publisher.poll() is None:
@@ -331,37 +341,56 @@ def receive(args, command, model, title):
         receiver.destroy_node()
         rclpy.try_shutdown(context=context)
     sent = np.load(sent_path)
-    print('%s, Panda (%d joints), %g Hz, %d messages (after %d warm-up)'
-          % (title, model.nq, args.rate, len(sent) - args.warmup,
-             args.warmup))
-    print('  CPU: %.0f us per message received' % (
-        1e6 * node_cpu / len(sent)))
-    return report(sent[args.warmup:], feedforward, commands)
+    return {'sent': sent[args.warmup:], 'feedforward': feedforward,
+            'commands': commands, 'cpu': node_cpu, 'total': len(sent)}
 
 
-def report(sent, feedforward, commands):
-    """Print latency percentiles and drops; return the latencies (ns)."""
+def latencies(run):
+    """
+    Return a run's latency in ns, and its drops.
+
+    (feedforward latencies, effort_commands latencies or None when they
+    cannot be matched, numbers of the messages not answered).
+    """
+    sent, feedforward, commands = run['sent'], run['feedforward'], \
+        run['commands']
     arrival = {stamp: received for received, stamp in feedforward}
     answered = np.array([stamp for stamp in sent if stamp in arrival])
     latency = np.array([arrival[stamp] - stamp for stamp in answered])
-    print('  JointState -> feedforward      %s' % percentiles(latency))
+    command_latency = None
     first = len(feedforward) - len(commands)
     command_arrival = np.array(commands[max(0, -first):])
     all_sent_answered = np.array([stamp for _, stamp in feedforward])
     if len(command_arrival) == len(all_sent_answered):
         keep = np.isin(all_sent_answered, sent)
         command_latency = command_arrival[keep] - all_sent_answered[keep]
-        print('  JointState -> effort_commands  %s' %
-              percentiles(command_latency))
-    else:
-        print('  effort_commands: %d received for %d feedforward; not '
-              'matched' % (len(commands), len(feedforward)))
-    dropped = len(sent) - len(answered)
     missing = [k for k, stamp in enumerate(sent) if stamp not in arrival]
+    return latency, command_latency, missing
+
+
+def report(title, model, args, runs):
+    """Print one variant's figures pooled over its runs; return latencies."""
+    measured = [latencies(run) for run in runs]
+    latency = np.concatenate([m[0] for m in measured])
+    sent = sum(len(run['sent']) for run in runs)
+    print('%s, Panda (%d joints), %g Hz, %d messages in %d runs (each '
+          'after %d warm-up)' % (title, model.nq, args.rate, sent,
+                                 len(runs), args.warmup))
+    print('  CPU: %.0f us per message received' % (
+        1e6 * sum(run['cpu'] for run in runs)
+        / sum(run['total'] for run in runs)))
+    print('  JointState -> feedforward      %s' % percentiles(latency))
+    if all(m[1] is not None for m in measured):
+        print('  JointState -> effort_commands  %s' % percentiles(
+            np.concatenate([m[1] for m in measured])))
+    else:
+        print('  effort_commands: not matched to feedforward in every run')
+    dropped = sum(len(m[2]) for m in measured)
     print('  dropped: %d of %d (%.3f %%)%s' % (
-        dropped, len(sent), 100.0 * dropped / len(sent),
-        ', message numbers %s' % missing[:10] if missing else ''))
-    return latency, dropped
+        dropped, sent, 100.0 * dropped / sent,
+        ', message numbers by run %s' % [m[2][:5] for m in measured]
+        if dropped else ''))
+    return latency, dropped, [m[0] for m in measured]
 
 
 def profile(args, xml, model):
@@ -426,7 +455,10 @@ def profile(args, xml, model):
 def main():
     """Parse arguments; run as the benchmark or as its publisher."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
-    parser.add_argument('--messages', type=int, default=10000)
+    parser.add_argument('--messages', type=int, default=10000,
+                        help='joint states per variant, over all rounds')
+    parser.add_argument('--rounds', type=int, default=3,
+                        help='runs of each variant, interleaved')
     parser.add_argument('--warmup', type=int, default=500)
     parser.add_argument('--rate', type=float, default=1000.0)
     parser.add_argument('--mode', default='computed_torque')
@@ -462,34 +494,47 @@ def main():
     with open(params, 'w', encoding='utf-8') as stream:
         yaml.safe_dump({'/**': {'ros__parameters': {
             'robot_description': xml, 'mode': args.mode}}}, stream)
-    runs = {}
-    for name, title, command in (
-            ('node', 'inverse_dynamics_node, mode %s' % args.mode,
-             node_command(params)),
-            ('events', 'echo node (no dynamics), DedicatedSubscription '
-             '(EventsExecutor)', echo_command('events', model.joint_names)),
-            ('raw', 'echo node (no dynamics), DedicatedSubscription '
-             '(EventsExecutor), serialized in and out',
-             echo_command('raw', model.joint_names)),
-            ('stock', 'echo node (no dynamics), SingleThreadedExecutor',
-             echo_command('stock', model.joint_names))):
-        runs[name] = receive(args, command, model, title)
+    variants = (
+        ('node', 'inverse_dynamics_node, mode %s' % args.mode,
+         node_command(params)),
+        ('events', 'echo node (no dynamics), DedicatedSubscription '
+         '(EventsExecutor)', echo_command('events', model.joint_names)),
+        ('raw', 'echo node (no dynamics), DedicatedSubscription '
+         '(EventsExecutor), serialized in and out',
+         echo_command('raw', model.joint_names)),
+        ('stock', 'echo node (no dynamics), SingleThreadedExecutor',
+         echo_command('stock', model.joint_names)))
+    # Interleaved rounds: a change of load on a shared machine falls on
+    # every variant alike, not on whichever ran then.
+    runs = {name: [] for name, _, _ in variants}
+    for round_number in range(args.rounds):
+        for name, _, command in variants:
+            sys.stderr.write('round %d of %d: %s (load %.2f)\n' % (
+                round_number + 1, args.rounds, name, os.getloadavg()[0]))
+            runs[name].append(receive(args, command, model,
+                                      args.messages // args.rounds))
+    results = {name: report(title, model, args, runs[name])
+               for name, title, _ in variants}
     ours, pinocchio = compute_cost()
     print('computed torque per message: ours %.1f us, Pinocchio rnea %.1f '
           'us, ratio %.1f' % (ours * 1e6, pinocchio * 1e6, ours / pinocchio))
-    latency, dropped = runs['node']
+    latency, dropped, node_rounds = results['node']
     p50, p99 = (np.percentile(latency, [50, 99]) if len(latency)
                 else (float('inf'),) * 2)
     print('goal p99 < 2 ms and no drops: %s' % (
         'met' if p99 / 1e6 < 2.0 and dropped == 0 else 'NOT met'))
     for echo_name in ('events', 'raw', 'stock'):
-        echoed = runs[echo_name][0]
+        echoed, _, echo_rounds = results[echo_name]
         e50, e99 = np.percentile(echoed, [50, 99])
-        print('node / echo node (%s): p50 %.2fx, p99 %.2fx' % (
-            echo_name, p50 / e50, p99 / e99))
-    e99 = np.percentile(runs['events'][0], 99)
-    print('goal p99 <= 1.2x the echo node on the same executor: %s' % (
-        'met' if p99 <= 1.2 * e99 else 'NOT met'))
+        print('node / echo node (%s): p50 %.2fx, p99 %.2fx (rounds: p99 '
+              '%s)' % (echo_name, p50 / e50, p99 / e99, ' '.join(
+                  '%.2fx' % (np.percentile(a, 99) / np.percentile(b, 99))
+                  for a, b in zip(node_rounds, echo_rounds))))
+    for echo_name, what in (('events', 'taking Python messages'),
+                            ('raw', 'serialized in and out, as the node')):
+        e99 = np.percentile(results[echo_name][0], 99)
+        print('goal p99 <= 1.2x the echo node on the same executor (%s): '
+              '%s' % (what, 'met' if p99 <= 1.2 * e99 else 'NOT met'))
 
 
 if __name__ == '__main__':
