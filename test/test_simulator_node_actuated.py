@@ -107,7 +107,13 @@ def state_at(ros, stamp):
 
 
 def command_until(ros, publisher, values, applied, what):
-    """Publish ``values`` until a published state satisfies ``applied``."""
+    """
+    Publish ``values`` once; return the first state satisfying ``applied``.
+
+    Once, to a matched reliable subscription (delivered): a repeat still
+    on its way when the test moves on would switch the node back to this
+    command in the middle of the next one.
+    """
     msg = Float64MultiArray(data=[float(v) for v in values])
     after = max(pairs(ros), default=0.0)
 
@@ -116,8 +122,9 @@ def command_until(ros, publisher, values, applied, what):
                 if t > after and applied(in_model_order(
                     currents.effort, currents.name))]
 
-    ros.wait_for(seen, action=lambda: publisher.publish(msg), every=0.5,
-                 what=what)
+    ros.wait_for_subscriber(publisher)
+    publisher.publish(msg)
+    ros.wait_for(seen, what=what)
     return min(seen())
 
 
@@ -207,6 +214,7 @@ def test_effort_commands_reach_the_joints_through_the_drive(ros):
 def test_bad_voltage_commands_are_dropped_with_a_warning(ros):
     """Wrong sizes and NaN are dropped; a huge voltage is clipped."""
     before = len(ros.states.messages)
+    ros.wait_for_subscriber(ros.voltage)
     for data in ([1.0], [1.0, 2.0, 3.0], [float('nan'), 1.0]):
         ros.voltage.publish(Float64MultiArray(data=data))
     ros.wait_for(lambda: ros.warnings(NODE, 'voltage command has '
