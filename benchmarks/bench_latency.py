@@ -51,6 +51,7 @@ then cProfile's top entries of the node's.
 """
 
 import argparse
+import gc
 import os
 import signal
 import subprocess
@@ -204,6 +205,7 @@ def publish(args):
     total = args.warmup + args.messages
     sent = np.zeros(total, dtype=np.int64)
     start = time.monotonic() + 0.1
+    gc.disable()   # see receive: no collector pause in the measurement
     for k in range(total):
         delay = start + k * period - time.monotonic()
         if delay > 0:
@@ -321,6 +323,13 @@ def receive(args, command, model, messages):
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(receiver)
     warm_up(receiver, executor, model, (feedforward, commands))
+    # This process keeps a tuple per answer: a full collection of its heap
+    # (Pinocchio and the oracle loaded: 15 ms or more) would stall its
+    # receiving on whichever variant happens to be running, and the node's
+    # reliable depth-10 outputs would lose answers meanwhile.  Collected
+    # between runs instead.
+    gc.collect()
+    gc.disable()
     node_cpu = cpu_seconds(node.pid)
     publisher = subprocess.Popen(
         [sys.executable, __file__, '--publisher', '--sent', sent_path,
@@ -335,6 +344,7 @@ def receive(args, command, model, messages):
             executor.spin_once(timeout_sec=0.01)
         node_cpu = cpu_seconds(node.pid) - node_cpu
     finally:
+        gc.enable()
         node.send_signal(signal.SIGINT)
         node.wait(10)
         executor.shutdown()
