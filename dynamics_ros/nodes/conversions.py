@@ -526,7 +526,7 @@ class ThrottledWarnings:
         allowed, count = state
         count += flags
         due = flags & (allowed <= now)
-        if not due.any():
+        if not np.count_nonzero(due):
             return
         for j in np.flatnonzero(due).tolist():
             message = shorten(text(j), MAX_LOG_CHARS)

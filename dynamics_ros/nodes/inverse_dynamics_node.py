@@ -63,6 +63,7 @@ values follow from their masters', as MoveIt treats them); a trajectory
 naming one is dropped with a warning (they take no command).
 """
 
+import math
 import threading
 
 from builtin_interfaces.msg import Time
@@ -325,7 +326,7 @@ class InverseDynamicsNode(Node):
         if limits is None:
             return efforts
         clipped, mask = saturate(efforts, limits)
-        if mask.any():
+        if np.count_nonzero(mask):
             values = efforts.reshape(-1, efforts.shape[-1])
             # A warning per clipped joint, throttled; formatted only when
             # logged (most clips at 1 kHz are not).
@@ -371,6 +372,7 @@ class InverseDynamicsNode(Node):
             self.model = model
             self.joint_names = list(joint_names)
             self.index = model_index(model, joint_names)
+            self.in_order = np.array_equal(self.index, np.arange(model.nq))
             self.cache.clear()
             self.reader = JointStateReader(model.joint_names)
             self.cdr_reader = JointStateCdrReader(model.joint_names)
@@ -459,13 +461,14 @@ class InverseDynamicsNode(Node):
         if friction is not None:
             rate = desired[1] if mode == 'inverse_dynamics' else qd
             tau = tau + friction.torque(rate, offset=False)
-        if not np.isfinite(tau).all():
+        # One dot product; the exact test only if it overflowed or is NaN.
+        if not math.isfinite(tau.dot(tau)) and not np.isfinite(tau).all():
             raise ArithmeticError('torques are not finite (%s)' % quote(tau))
         return tau
 
     def publish(self, tau, sec, nanosec):
         """Publish model-order ``tau`` in joints order on both topics."""
-        ordered = self.saturated(tau[self.index])
+        ordered = self.saturated(tau if self.in_order else tau[self.index])
         # Serialized outputs: two buffer copies, no Python message built.
         if self.effort_output is not None:
             self.effort_publisher.publish(

@@ -35,6 +35,7 @@ encoding, a name with a NUL inside, a count past the end of the data) it
 declines with None, and the caller deserializes the message as usual.
 """
 
+import math
 import struct
 
 import numpy as np
@@ -150,7 +151,9 @@ class JointStateCdrReader:
             # gather picks the joints' values of every field at once.
             words = np.frombuffer(data, '<f8', (end - ORIGIN) // 8, ORIGIN)
             values = words[gather]
-            if np.isfinite(values).all():
+            # A NaN or inf makes the sum of squares non-finite (so may a
+            # huge finite value: then the field-by-field read decides).
+            if math.isfinite(values.dot(values)):
                 return stamp, self.split(values, layout)
         return stamp, self.picked(data, layout)   # BadInput, with the reason
 
