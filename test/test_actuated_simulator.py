@@ -404,3 +404,17 @@ def test_a_motor_stalled_on_a_joint_limit_draws_v_over_r(integration):
     assert_close(sim.current, [stall, stall], 1e-9)
     assert_close(sim.applied_effort, motors.gear_ratio
                  * motors.torque_constant * stall, 1e-9)
+
+
+def test_run_records_the_currents():
+    """Simulator.run logs the winding currents beside the joints."""
+    model = single_joint(1e12)
+    sim = dr.Simulator(model, dt=1e-3, actuators=one_motor(),
+                       motor_integration='exponential')
+    sim.set_voltage([V_STEP])
+    log = sim.run(0.01, record_every=5)
+    R, L = MOTOR['resistance'], MOTOR['inductance']
+    assert_close(log.time, [0.0, 0.005, 0.01], 1e-12)
+    assert_close(log.current[:, 0], V_STEP / R * (1 - np.exp(
+        -R * log.time / L)), 1e-9)
+    assert dr.Simulator(model).run(0.002).current is None

@@ -214,7 +214,8 @@ class SimulationLog:
     States recorded by ``Simulator.run``: one row per recorded step.
 
     ``q``, ``qd`` are the joints; ``z``, ``zd`` all generalized coordinates
-    (joints then modal amplitudes of a flexible model; else the joints).
+    (joints then modal amplitudes of a flexible model; else the joints);
+    ``current`` the motors' winding currents (with actuators; else None).
     """
 
     time: np.ndarray
@@ -223,6 +224,7 @@ class SimulationLog:
     effort: np.ndarray
     z: np.ndarray = None
     zd: np.ndarray = None
+    current: np.ndarray = None
 
 
 class Simulator:
@@ -1047,13 +1049,20 @@ class Simulator:
         step.  ``effort`` is as for ``step`` (a callable sees absolute time).
         """
         count = int(round(duration / self.dt))
-        rows = [(self.t, self.z.copy(), self.zd.copy(),
-                 self.applied_effort.copy())]
+        motors = self.motors is not None
+
+        def row():
+            return (self.t, self.z.copy(), self.zd.copy(),
+                    self.applied_effort.copy()) + (
+                        (self.current.copy(),) if motors else ())
+
+        rows = [row()]
         for k in range(1, count + 1):
             self.step(effort)
             if k % record_every == 0 or k == count:
-                rows.append((self.t, self.z.copy(), self.zd.copy(),
-                             self.applied_effort.copy()))
-        time, z, zd, applied = (np.array(column) for column in zip(*rows))
+                rows.append(row())
+        time, z, zd, applied, *current = (np.array(column)
+                                          for column in zip(*rows))
         n = self.model.nq
-        return SimulationLog(time, z[:, :n], zd[:, :n], applied, z, zd)
+        return SimulationLog(time, z[:, :n], zd[:, :n], applied, z, zd,
+                             current[0] if current else None)
