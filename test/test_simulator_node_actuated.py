@@ -42,11 +42,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 DOMAIN_ID = reserve_domain_id(__name__)
-START_DOMAIN_IDS = [reserve_domain_id(__name__) for _ in range(3)]
+START_DOMAIN_IDS = [reserve_domain_id(__name__) for _ in range(4)]
 NODE = 'simulator_node'
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 URDF = os.path.join(ROOT, 'urdf', 'two_link_planar.urdf')
 CONFIG = os.path.join(ROOT, 'config', 'actuators_two_link_planar.yaml')
+FLEXIBLE = os.path.join(ROOT, 'config', 'flexible_two_link_planar.yaml')
 MODEL = dr.load_urdf(URDF)
 MOTORS = dr.load_actuators(CONFIG, MODEL)
 GAIN = MOTORS.gear_ratio * MOTORS.torque_constant    # N m / A, model order
@@ -318,13 +319,16 @@ def test_a_bad_actuator_config_stops_the_node_with_the_reason(tmp_path):
         text = stream.read().replace('elbow:', 'wrist:')
     with open(wrong_joint, 'w', encoding='utf-8') as stream:
         stream.write(text)
-    for domain, config, reason in (
-            (START_DOMAIN_IDS[0], missing, 'no such file'),
-            (START_DOMAIN_IDS[1], broken, 'is not valid YAML'),
-            (START_DOMAIN_IDS[2], wrong_joint,
-             "no movable joint named 'wrist'")):
+    for domain, config, flexible, reason in (
+            (START_DOMAIN_IDS[0], missing, '', 'no such file'),
+            (START_DOMAIN_IDS[1], broken, '', 'is not valid YAML'),
+            (START_DOMAIN_IDS[2], wrong_joint, '',
+             "no movable joint named 'wrist'"),
+            (START_DOMAIN_IDS[3], CONFIG, FLEXIBLE,
+             'motors need rigid links')):
         node = NodeProcess(NODE, domain, {'urdf_path': URDF,
-                                          'actuator_config': config})
+                                          'actuator_config': config,
+                                          'flexible_config': flexible})
         status = node.wait_exit()
         output = node.output()
         node.stop()
