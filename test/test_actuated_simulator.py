@@ -25,6 +25,7 @@ Jacobian is rk4's polynomial of dt A exactly.
 """
 
 import os
+import warnings
 
 from conftest import assert_close
 import dynamics_ros as dr
@@ -418,3 +419,38 @@ def test_run_records_the_currents():
     assert_close(log.current[:, 0], V_STEP / R * (1 - np.exp(
         -R * log.time / L)), 1e-9)
     assert dr.Simulator(model).run(0.002).current is None
+
+
+def test_exponential_back_emf_is_stable_to_twice_its_rate():
+    """
+    A free rotor braked by its back EMF (V = 0, L/R = 0.67 us): stable.
+
+    The back EMF is a damper n^2 k_t k_e / R on J = n^2 J_m (rate
+    lambda = 72 1/s), held explicit: the speed over a step decays by
+    1 - x + x^2 / 2 (x = dt lambda), stable below x = 2.  At x = 1.8 it
+    decays (check_step warns, from x = 1); at x = 2.2 it grows.  The
+    start current is the one of the speed of the step before, so a scheme
+    taking its slope from that current lags a step and fails at 0.85.
+    """
+    model = single_joint(0.0)                     # the rotor alone
+    motors = one_motor(inductance=1e-6)
+    n = MOTOR['gear_ratio']
+    rate = n * n * MOTOR['torque_constant'] * MOTOR['back_emf'] / (
+        MOTOR['resistance'] * n * n * MOTOR['rotor_inertia'])
+
+    def speed_after(x, steps=100):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            sim = dr.Simulator(model, dt=x / rate, actuators=motors, qd0=[1.0])
+        assert sim.motor_integration == 'exponential'
+        with np.errstate(all='ignore'):
+            for _ in range(steps):
+                sim.step_voltage([0.0])
+        return abs(sim.qd[0]), [str(w.message) for w in caught]
+
+    quiet, texts = speed_after(0.8)
+    assert quiet < 1e-20 and not texts
+    decaying, texts = speed_after(1.8)
+    assert decaying < (1 - 1.8 + 1.8 ** 2 / 2) ** 50
+    assert any('motor back EMF damping' in text for text in texts)
+    assert speed_after(2.2, 40)[0] > 1e3

@@ -37,17 +37,22 @@ torque times speed through the back EMF, as on a real arm.
 
 Integration of the current (``MOTOR_INTEGRATIONS``):
 
-- ``exponential`` (default): over a step with V held and the speed
-  taken as its first-order Taylor ramp qd_0 + qdd_0 s (qdd_0 the
-  acceleration at the step's start, the integrator's first stage) the
-  winding equation is linear in i with constant coefficients and a ramp
-  forcing, so its solution is exact at any step (``CurrentOverStep``:
-  exponential time differencing, Cox & Matthews, J. Comput. Phys. 176,
-  2002, for the one linear stiff term); the mechanical integrator sees
-  the torque n k_t i(s) at each of its stages (a time-varying effort).
-  No stability limit from L/R however short; the back EMF follows the
-  ramp, second order in that coupling, explicit in it (a damper
-  n^2 k_t k_e / R, stable up to dt * rate = 2: check_step warns from 1).
+- ``exponential``: over a step with V held and the speed taken as a
+  ramp qd_0 + a s the winding equation is linear in i with constant
+  coefficients and a ramp forcing, so its solution is exact at any step
+  (``CurrentOverStep``: exponential time differencing, Cox & Matthews,
+  J. Comput. Phys. 176, 2002, for the one linear stiff term).  The ramp's
+  slope a is the acceleration at the step's mean current with the speed
+  held (one dynamics call more a step): qdd_0 where the winding is slow
+  (second order in the back-EMF coupling), the acceleration at the
+  steady current where it is fast (L/R well below dt: the winding has
+  settled within the step, and the current's start value, from the
+  speed of the step before, would make the back EMF lag a step and go
+  unstable from dt * rate = 0.85).  The mechanical integrator sees the
+  torque n k_t i(s) at each of its stages, the decay at its mean over
+  the step (``smooth``).  No stability limit from L/R however short; the
+  back EMF, a damper n^2 k_t k_e / R, is explicit (stable up to
+  dt * rate = 2 with rk4: check_step warns from 1).
 - ``coupled``: the 3M-state ODE [q; qd; i] by the simulator's integrator
   at every stage (rk4: fourth order in everything, stable while
   dt R / L < 2.785; check_step warns from half of that).  The winding
@@ -59,7 +64,8 @@ for the windings (dt R / L at most half the integrator's stability limit,
 where check_step would start warning; always with the adaptive
 integrator), else ``exponential``.  Measured on Panda with 50:1 motors
 (L/R = 1.3 ms) over 0.1 s at 1 kHz against a 10 us reference: coupled
-2e-10 rad, exponential 3e-6 rad (and 5e-7 at 2 kHz: second order);
+2e-10 rad, exponential 3e-6 rad (1.5e-6 at 2 kHz, 5e-7 at 4 kHz; speeds
+and currents fall 3.5 to 3.8 times a halving: second order);
 test/test_actuated_simulator.py.
 
 Joint effects (implicit damping, friction and limit impulses, wrapping)
@@ -104,27 +110,40 @@ class CurrentOverStep:
     The exact winding current over a step with V held, qd a ramp.
 
     ``current(s)`` at ``s`` seconds into the step solves
-    L di/ds = V - R i - k_e n (qd_0 + a_0 s) exactly:
+    L di/ds = V - R i - k_e n (qd_0 + a s) exactly:
 
         i(s) = alpha + beta s + (i_0 - alpha) exp(-R s / L),
-        beta = -k_e n a_0 / R,  alpha = (V - k_e n qd_0) / R - L beta / R.
+        beta = -k_e n a / R,  alpha = (V - k_e n qd_0) / R - L beta / R.
+
+    ``smooth(s)``: the same with the decaying term replaced by its mean
+    over the step of ``dt`` (the torque the mechanical integrator sees:
+    its stages would sample a decay much faster than the step badly, and
+    the mean keeps the impulse of the step, the joint speed's change,
+    exact).
     """
 
-    __slots__ = ('rate', 'steady', 'slope', 'offset')
+    __slots__ = ('rate', 'steady', 'slope', 'offset', 'mean')
 
-    def __init__(self, motors, current, voltage, qd, qdd):
+    def __init__(self, motors, current, voltage, qd, a, dt):
         emf = motors.back_emf * motors.gear_ratio
         R = motors.resistance
         self.rate = R / motors.inductance
-        self.slope = -emf * qdd / R
+        self.slope = -emf * a / R
         self.steady = (voltage - emf * qd - motors.inductance
                        * self.slope) / R
         self.offset = current - self.steady
+        # (1 - exp(-x)) / x, accurate also where x is tiny.
+        x = self.rate * dt
+        self.mean = self.steady + self.offset * -np.expm1(-x) / x
 
     def __call__(self, s):
         """Return the currents at ``s`` seconds into the step."""
         return self.steady + self.slope * s + self.offset * np.exp(
             -self.rate * s)
+
+    def smooth(self, s):
+        """Return the currents with the decay at its step mean."""
+        return self.mean + self.slope * s
 
 
 def resolve_integration(name, motors, dt, limit):

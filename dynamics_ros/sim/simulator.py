@@ -767,19 +767,20 @@ class Simulator:
             return effort
 
         if self.motor_integration == 'exponential':
-            z0, zd0 = self.z, self.zd
-            start = self.acceleration(z0, zd0, torque(gain * self.current,
-                                                      zd0[:n]))
-            current = CurrentOverStep(motors, self.current, voltage,
-                                      zd0[:n], start[:n])
+            qd = self.qd
+            held = CurrentOverStep(motors, self.current, voltage, qd, 0.0,
+                                   self.dt)
+            slope = self.acceleration(self.z, self.zd, torque(
+                gain * held.mean, qd))[:n]
+            current = CurrentOverStep(motors, self.current, voltage, qd,
+                                      slope, self.dt)
 
             def acceleration(time, z, zd):
-                if z is z0 and zd is zd0 and time == t:
-                    return start   # the first stage: computed above
                 return self.acceleration(
-                    z, zd, torque(gain * current(time - t), zd[:n]))
+                    z, zd, torque(gain * current.smooth(time - t), zd[:n]))
 
-            z, zd = self.integrate(acceleration, t, z0, zd0, self.dt)
+            z, zd = self.integrate(acceleration, t, self.z, self.zd,
+                                   self.dt)
             end_current = current(self.dt)
         else:
             # The current is the rate of the charge through the winding:
@@ -808,7 +809,8 @@ class Simulator:
         stopped = moving & (zd[:n] == 0.0)
         if stopped.any():
             realized = CurrentOverStep(motors, self.current, voltage,
-                                       self.qd, -self.qd / self.dt)
+                                       self.qd, -self.qd / self.dt,
+                                       self.dt)
             end_current = np.where(stopped, realized(self.dt), end_current)
         self._finish(t, z, zd)
         self.current = end_current
