@@ -168,9 +168,16 @@ def test_a_voltage_command_moves_the_joint_its_way(ros):
     +20 V on the shoulder, -2 V on the elbow (``joints`` order: elbow first).
 
     The shoulder's stall torque 5 N m/A x 40 A = 200 N m is far above
-    gravity's 30 N m: it turns positive; 0.2 s of it equals the ROS-free
-    simulator at those voltages from the published state, to rounding.
+    gravity's 30 N m: from its lower limit it turns positive; 0.2 s of it
+    equals the ROS-free simulator at those voltages from the published
+    state, to rounding.
     """
+    # A known start, also when this test runs alone: both joints stalled
+    # on their lower limits.
+    stall = -MOTORS.voltage_limit / MOTORS.resistance
+    command_until(ros, ros.voltage, [-100.0, -100.0],
+                  lambda i: np.allclose(i, stall, rtol=1e-9, atol=0.0),
+                  'the stall current on the lower limits')
     volts = [-2.0, 20.0]
     shoulder = MODEL.joint_names.index('shoulder')
     start = command_until(ros, ros.voltage, volts,
