@@ -79,7 +79,8 @@ K3V = 7
 K4V = 8
 SOLVE = 9           # the velocity change of the implicit damping
 HELD = 10           # the effort of a position hold (``position_hold_step``)
-STAGE_ROWS = 11
+BOUNDED = 11        # the dampers' reference velocities within the limits
+STAGE_ROWS = 12
 
 
 def joint_table(model, damping=None):
@@ -210,6 +211,27 @@ def end_of_step(joints, q, qd):
 
 
 @compiled
+def damper_reference(joints, gains, reference, applied, qd, bounded):
+    """
+    Write the dampers' reference velocities, bounded, to ``bounded``.
+
+    Simulator._bounded_damping: held effort plus damper within the
+    limit, gains (r - qd) within [-limit - applied, limit - applied] at
+    the velocity ``qd`` the solve starts from.
+    """
+    for i in range(qd.shape[0]):
+        value = reference[i]
+        if gains[i] > 0.0:
+            limit = joints[EFFORT_LIMIT, i]
+            # np.minimum(np.maximum(value, low), high), as numpy does it.
+            low = qd[i] + (-limit - applied[i]) / gains[i]
+            high = qd[i] + (limit - applied[i]) / gains[i]
+            value = value if value > low else low
+            value = value if value < high else high
+        bounded[i] = value
+
+
+@compiled
 def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
                      q, qd, change, mass, columns):
     """
@@ -314,15 +336,17 @@ def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
                            effort, stages, applied, z_next, zd_next)
     if status != DONE:
         return status
+    bounded = stages[BOUNDED]
+    damper_reference(joints, gains, reference, applied, zd_next, bounded)
     status = implicit_damping(table, work, joints, dt, stiff, gains,
-                              reference, share, z_next, zd_next,
+                              bounded, share, z_next, zd_next,
                               stages[SOLVE], mass, columns)
     if status != DONE:
         return status
     # The controller's dampers are the actuators' too: their torque over
     # the step, at its end velocity (backward Euler), joins the effort.
     for i in range(n):
-        applied[i] += gains[i] * (reference[i] - zd_next[i])
+        applied[i] += gains[i] * (bounded[i] - zd_next[i])
     return end_of_step(joints, z_next, zd_next)
 
 

@@ -689,6 +689,7 @@ class Simulator:
             return self.acceleration(z, zd, effort)
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
+        damping = self._bounded_damping(damping, zd)
         z, zd = self._constrain(self.z, self.zd, z, zd, damping)
         self._add_damper_effort(damping, zd)
         self._finish(t, z, zd)
@@ -935,10 +936,35 @@ class Simulator:
         t = self.t
         self.applied_effort = applied   # with the dampers' torque if DONE
         if status == kernel.CONSTRAIN:
+            damping = self._bounded_damping(damping, zd)
             z, zd = self._constrain(self.z, self.zd, z, zd, damping)
             self._add_damper_effort(damping, zd)
         self._finish(t, z, zd, finite=status == kernel.DONE)
         return True
+
+    def _bounded_damping(self, damping, zd):
+        """
+        Return the controller dampers with their reference bounded.
+
+        A damper pulls with gains (reference - qd); integrated implicitly it
+        bypasses the saturation of the held effort, and a reference far
+        from the motion (a trajectory whose first point lies far away and
+        just ahead: thousands of rad/s) would pull with any torque.  So the
+        reference is kept where held effort plus pull, at the velocity
+        ``zd`` the solve starts from, stays within the effort limit: the
+        pull within [-limit - applied, limit - applied] (a saturated hold
+        can still brake).  At rest under a hold the bound does not act.
+        """
+        if damping is None:
+            return None
+        gains, reference = damping
+        velocity = zd[:self.model.nq]
+        limit, applied = self.model.effort_limit, self.applied_effort
+        with np.errstate(divide='ignore', invalid='ignore'):
+            low = velocity + (-limit - applied) / gains
+            high = velocity + (limit - applied) / gains
+        return gains, np.where(gains > 0.0, np.minimum(np.maximum(
+            reference, low), high), reference)
 
     def _add_damper_effort(self, damping, zd):
         """
