@@ -14,6 +14,7 @@
 
 """Shared pytest fixtures and the relative-tolerance check of the suite."""
 
+import dynamics_ros as dr
 import numpy as np
 
 
@@ -35,3 +36,31 @@ def assert_close(actual, expected, rtol=1e-9, what='', scale=None):
     error = float(np.max(np.abs(actual - expected), initial=0.0))
     assert error <= rtol * scale, '%s: max error %.3e > %.1e x %.3e' % (
         what, error, rtol, scale)
+
+
+def single_joint(inertia):
+    """One revolute joint about z driving a disc of ``inertia``, no g."""
+    return dr.RobotModel(
+        joint_names=['joint'], body_names=['disc'], parent=[-1],
+        joint_type=[dr.REVOLUTE], axis=[[0.0, 0.0, 1.0]],
+        origin_rotation=[np.eye(3)], origin_translation=[[0.0, 0.0, 0.0]],
+        mass=[1.0], com=[[0.0, 0.0, 0.0]],
+        inertia_com=[np.diag([1.0, 1.0, inertia])], gravity=np.zeros(3))
+
+
+def textbook_motor(motor, load):
+    """
+    Return (A, B) of a geared DC motor driving an inertia ``load``.
+
+    State (q, w, i) at the joint, input V: J w' = -n^2 b_m w + n k_t i,
+    L i' = -k_e n w - R i + V, J = load + n^2 J_m (``motor``: a YAML
+    entry of model/actuators.py).
+    """
+    n, kt, ke = motor['gear_ratio'], motor['torque_constant'], \
+        motor['back_emf']
+    R, L, Jm, bm = motor['resistance'], motor['inductance'], \
+        motor['rotor_inertia'], motor['damping']
+    J = load + n * n * Jm
+    A = np.array([[0.0, 1.0, 0.0], [0.0, -n * n * bm / J, n * kt / J],
+                  [0.0, -ke * n / L, -R / L]])
+    return A, np.array([0.0, 0.0, 1.0 / L])

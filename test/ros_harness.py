@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+from dynamics_ros.nodes.conversions import to_seconds
 import numpy as np
 from rcl_interfaces.msg import Log
 from rcl_interfaces.srv import SetParameters
@@ -313,3 +314,14 @@ def linearization_topics(tester):
     tester.point = tester.collector(JointState,
                                     'state_space/operating_point')
     return tester
+
+
+def stamp_of(msg):
+    """Return a message's header stamp in seconds."""
+    return to_seconds(msg.header.stamp)
+
+
+def reorder(values, names, order):
+    """Return ``values`` (given in the order of ``names``) in ``order``."""
+    table = dict(zip(names, values))
+    return np.array([table[name] for name in order])

@@ -27,7 +27,7 @@ Jacobian is rk4's polynomial of dt A exactly.
 import os
 import warnings
 
-from conftest import assert_close
+from conftest import assert_close, single_joint, textbook_motor
 import dynamics_ros as dr
 from dynamics_ros.dynamics.actuated import actuated_state_derivative, \
     linearize_actuated
@@ -56,16 +56,6 @@ def motors_for(model, **changes):
         entry['gear_ratio'] = MOTOR['gear_ratio'] * (1 + 0.2 * k)
         spec[name] = entry
     return motors_from_mapping(spec, model.joint_names)
-
-
-def single_joint(inertia):
-    """One revolute joint about z driving a disc of ``inertia``, no g."""
-    return dr.RobotModel(
-        joint_names=['joint'], body_names=['disc'], parent=[-1],
-        joint_type=[dr.REVOLUTE], axis=[[0.0, 0.0, 1.0]],
-        origin_rotation=[np.eye(3)], origin_translation=[[0.0, 0.0, 0.0]],
-        mass=[1.0], com=[[0.0, 0.0, 0.0]],
-        inertia_com=[np.diag([1.0, 1.0, inertia])], gravity=np.zeros(3))
 
 
 def one_motor(**changes):
@@ -191,14 +181,7 @@ def test_motor_on_an_inertia_equals_the_textbook_motor(integration):
     load = 0.3
     model = single_joint(load)
     motors = one_motor()
-    n, kt, ke = MOTOR['gear_ratio'], MOTOR['torque_constant'], \
-        MOTOR['back_emf']
-    R, L, Jm, bm = MOTOR['resistance'], MOTOR['inductance'], \
-        MOTOR['rotor_inertia'], MOTOR['damping']
-    J = load + n * n * Jm
-    A = np.array([[0.0, 1.0, 0.0], [0.0, -n * n * bm / J, n * kt / J],
-                  [0.0, -ke * n / L, -R / L]])
-    B = np.array([0.0, 0.0, 1.0 / L])
+    A, B = textbook_motor(MOTOR, load)
     T, V = 0.05, 6.0
     augmented = np.zeros((4, 4))
     augmented[:3, :3], augmented[:3, 3] = A, B * V

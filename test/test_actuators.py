@@ -23,7 +23,7 @@ feed-forward voltage driving the plant along its nominal motion (RK4 at
 0.2 ms over 0.3 s: 1e-6 rad).
 """
 
-from conftest import assert_close
+from conftest import assert_close, single_joint, textbook_motor
 import dynamics_ros as dr
 from dynamics_ros.dynamics.actuated import actuated_state_derivative, \
     hand_state_model, linearize_actuated, nominal_voltage, reflected_model
@@ -92,16 +92,6 @@ def test_linearization_equals_central_differences_of_the_plant():
                  -0.06 * motors.gear_ratio / 2e-3)
 
 
-def single_joint(inertia):
-    """One revolute joint about z driving a disc of ``inertia``, no g."""
-    return dr.RobotModel(
-        joint_names=['joint'], body_names=['disc'], parent=[-1],
-        joint_type=[dr.REVOLUTE], axis=[[0.0, 0.0, 1.0]],
-        origin_rotation=[np.eye(3)], origin_translation=[[0.0, 0.0, 0.0]],
-        mass=[1.0], com=[[0.0, 0.0, 0.0]],
-        inertia_com=[np.diag([1.0, 1.0, inertia])], gravity=np.zeros(3))
-
-
 def test_step_response_at_a_locked_joint_is_first_order():
     """
     A locked joint (a 1e12 kg m^2 load): i = V/R (1 - exp(-R t / L)).
@@ -137,15 +127,7 @@ def test_motor_on_an_inertia_equals_the_textbook_equations():
     load = 0.3
     model = single_joint(load)
     motors = motors_from_mapping({'joint': MOTOR}, ['joint'])
-    n, kt, ke = MOTOR['gear_ratio'], MOTOR['torque_constant'], \
-        MOTOR['back_emf']
-    R, L, Jm, bm = MOTOR['resistance'], MOTOR['inductance'], \
-        MOTOR['rotor_inertia'], MOTOR['damping']
-    J = load + n * n * Jm
-    # State (q, w, i) and input V: the textbook motor.
-    A = np.array([[0.0, 1.0, 0.0], [0.0, -n * n * bm / J, n * kt / J],
-                  [0.0, -ke * n / L, -R / L]])
-    B = np.array([0.0, 0.0, 1.0 / L])
+    A, B = textbook_motor(MOTOR, load)
     V = 6.0
     T = 0.05
     augmented = np.zeros((4, 4))

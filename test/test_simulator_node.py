@@ -37,7 +37,8 @@ from dynamics_ros.sim.controllers import JointCommands, PidGains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, NodeProcess, reorder, reserve_domain_id, \
+    RosTester, stamp_of
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -65,8 +66,7 @@ def in_joints_order(table):
 
 def in_model_order(values, names):
     """Return ``values`` (ordered as ``names``) in model joint order."""
-    table = dict(zip(names, values))
-    return np.array([table[name] for name in MODEL.joint_names])
+    return reorder(values, names, MODEL.joint_names)
 
 
 @pytest.fixture(scope='module')
@@ -131,11 +131,6 @@ def recent(ros):
     """Return the joint states received since the last reset, in order."""
     return sorted((m for m in ros.states.messages
                    if stamp_of(m) >= ros.reset_time), key=stamp_of)
-
-
-def stamp_of(msg):
-    """Return a JointState's stamp in seconds."""
-    return to_seconds(msg.header.stamp)
 
 
 def command(ros, mode, values):

@@ -30,14 +30,13 @@ import os
 
 from conftest import assert_close
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import to_seconds
 from dynamics_ros.sim.controllers import default_gains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
-from ros_harness import all_finite, finish, NodeProcess, reserve_domain_id, \
-    RosTester
+from ros_harness import all_finite, finish, NodeProcess, reorder, \
+    reserve_domain_id, RosTester, stamp_of
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -59,13 +58,7 @@ PUBLISH_EVERY = 10
 
 def in_model_order(values, names):
     """Return ``values`` (ordered as ``names``) in model joint order."""
-    table = dict(zip(names, values))
-    return np.array([table[name] for name in MODEL.joint_names])
-
-
-def stamp_of(msg):
-    """Return a message's stamp in seconds."""
-    return to_seconds(msg.header.stamp)
+    return reorder(values, names, MODEL.joint_names)
 
 
 @pytest.fixture(scope='module')
