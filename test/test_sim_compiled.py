@@ -376,3 +376,17 @@ def test_a_non_finite_hold_raises_the_python_step_error(panda):
     # The hold's kernel refused it, then the step it fell back to did.
     bad = compiled.compiled.kernel.BAD_EFFORT
     assert compiled.compiled.statuses == [bad, bad]
+
+
+def test_a_hold_of_int_arrays_falls_back_to_the_held_effort_step(panda):
+    # The hold's kernel takes float vectors only: gains given as int arrays
+    # fall back to step() with the effort computed in numpy, the same
+    # numbers as the float hold.
+    compiled, python = twins(panda, 'rk4')
+    target = np.full(7, 0.1)
+    compiled.hold_step(np.full(7, 100), target, np.full(7, 10))
+    python.hold_step(np.full(7, 100.0), target, np.full(7, 10.0))
+    assert_same_state(compiled, python)
+    # The refused hold left no status; its fallback took the held-effort
+    # step, compiled.
+    assert len(compiled.compiled.statuses) == 1

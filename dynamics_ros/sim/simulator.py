@@ -831,14 +831,16 @@ class Simulator:
         if self.model.damping is self.damping_source and \
                 self.external_wrench is None and \
                 self.joint_friction is None and self.compiled is not None \
-                and fast.ENABLED and floats(p, target, d):
-            gains, reference = self.no_effort, self.no_effort
-            if damping is not None:
-                gains, reference = damping
-            if floats(gains, reference):
+                and fast.ENABLED:
+            gains, reference = (self.no_effort, self.no_effort) \
+                if damping is None else damping
+            try:
                 result = self.compiled.hold(
                     self.z, self.zd, p, target, d, self.dt,
                     self.implicit_damping, gains, reference)
+            except TypeError:   # not float vectors: the kernel refused them
+                pass
+            else:
                 if self._take_compiled(result, None, damping):
                     return
         self.step(p * (target - self.q) - d * self.qd, damping)
