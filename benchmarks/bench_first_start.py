@@ -38,7 +38,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
 from oracle import example_arm_xml  # noqa: E402
 from results_file import record  # noqa: E402
-from ros_harness import NodeProcess, reserve_domain_id, RosTester  # noqa
+from ros_harness import add_domain_argument, chosen_domain, NodeProcess, \
+    RosTester  # noqa
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
@@ -76,12 +77,9 @@ def first_answer(name, domain_id, xml, joint_names, tester):
 def main(argv=None):
     """Time every node warm, cold and warm again; print a table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument('--domain', type=int, default=None,
-                        help='ROS_DOMAIN_ID (default: a free one, reserved '
-                        'for this run)')
+    add_domain_argument(parser)
     args = parser.parse_args(argv)
-    domain_id = args.domain if args.domain is not None else \
-        reserve_domain_id('bench_first_start')
+    domain_id = chosen_domain(args, 'bench_first_start')
     xml = example_arm_xml('panda')
     joint_names = ['panda_joint%d' % k for k in range(1, 8)]
     tester = RosTester(domain_id, 'bench_first_start')

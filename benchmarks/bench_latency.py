@@ -64,25 +64,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 import numpy as np  # noqa: E402
 from oracle import example_arm_xml, oracle_for  # noqa: E402
 from results_file import record  # noqa: E402
+from ros_harness import add_domain_argument, chosen_domain, \
+    die_with_parent, node_environment  # noqa: E402
 import yaml  # noqa: E402
-
-
-def environment(domain_id):
-    """Return the environment of every benchmark process."""
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id),
-               ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               PYTHONUNBUFFERED='1')
-    env.pop('ROS_LOCALHOST_ONLY', None)
-    return env
-
-
-def die_with_parent():
-    """Ask Linux to send SIGTERM to this child when its parent dies."""
-    try:
-        import ctypes
-        ctypes.CDLL('libc.so.6').prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def node_command(params_path):
@@ -293,7 +277,7 @@ def receive(args, command, model, messages):
     from rclpy.executors import SingleThreadedExecutor
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    env = environment(args.domain)
+    env = node_environment(args.domain)
     os.environ.update(env)
     work = tempfile.TemporaryDirectory(prefix='dr_latency_')
     sent_path = os.path.join(work.name, 'sent.npy')
@@ -412,7 +396,7 @@ def profile(args, xml, model):
     from rclpy.serialization import deserialize_message, serialize_message
     from sensor_msgs.msg import JointState
     from dynamics_ros.nodes.inverse_dynamics_node import InverseDynamicsNode
-    os.environ.update(environment(args.domain))
+    os.environ.update(node_environment(args.domain))
     rclpy.init()
     node = InverseDynamicsNode(parameter_overrides=[
         Parameter('robot_description', value=xml),
@@ -472,9 +456,7 @@ def main():
     parser.add_argument('--warmup', type=int, default=500)
     parser.add_argument('--rate', type=float, default=1000.0)
     parser.add_argument('--mode', default='computed_torque')
-    parser.add_argument('--domain', type=int, default=None,
-                        help='ROS_DOMAIN_ID (default: a free one, reserved '
-                        'for this run)')
+    add_domain_argument(parser)
     parser.add_argument('--publisher', action='store_true',
                         help=argparse.SUPPRESS)
     parser.add_argument('--profile', action='store_true',
@@ -491,9 +473,7 @@ def main():
     if args.echo:
         echo(args.echo, args.names.split(','))
         return
-    if args.domain is None:
-        from ros_harness import reserve_domain_id
-        args.domain = reserve_domain_id('bench_latency')
+    args.domain = chosen_domain(args, 'bench_latency')
     xml = example_arm_xml('panda')
     model = oracle_for(xml)[0]
     if args.profile:

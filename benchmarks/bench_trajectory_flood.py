@@ -38,7 +38,8 @@ import numpy as np  # noqa: E402
 from oracle import example_arm_xml  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from results_file import record  # noqa: E402
-from ros_harness import NodeProcess, reserve_domain_id, RosTester  # noqa
+from ros_harness import add_domain_argument, chosen_domain, NodeProcess, \
+    RosTester  # noqa
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import (JointTrajectory,  # noqa: E402
                                  JointTrajectoryPoint)
@@ -89,12 +90,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument('--seconds', type=float, default=5.0,
                         help='seconds of each measurement (default 5)')
-    parser.add_argument('--domain', type=int, default=None,
-                        help='ROS_DOMAIN_ID (default: a free one, reserved '
-                        'for this run)')
+    add_domain_argument(parser)
     args = parser.parse_args(argv)
-    domain_id = args.domain if args.domain is not None else \
-        reserve_domain_id('bench_trajectory_flood')
+    domain_id = chosen_domain(args, 'bench_trajectory_flood')
     xml = example_arm_xml('panda')
     node = NodeProcess('simulator_node', domain_id, {
         'robot_description': xml, 'publish_rate': 100.0})

@@ -83,6 +83,19 @@ def reserve_domain_id(purpose='test'):
                        'run (locks in %s)' % (DOMAIN_IDS, LOCK_FOLDER))
 
 
+def add_domain_argument(parser):
+    """Give a benchmark's argument parser ``--domain``."""
+    parser.add_argument('--domain', type=int, default=None,
+                        help='ROS_DOMAIN_ID (default: a free one, reserved '
+                        'for this run)')
+
+
+def chosen_domain(args, purpose):
+    """Return ``--domain``, else a free ROS_DOMAIN_ID reserved for it."""
+    return args.domain if args.domain is not None else \
+        reserve_domain_id(purpose)
+
+
 def node_environment(domain_id):
     """Return the environment of a node process in ``domain_id``."""
     env = dict(os.environ)
@@ -148,6 +161,13 @@ class NodeProcess:
             return self.final_output
         with open(self.log_path, encoding='utf-8', errors='replace') as f:
             return f.read()
+
+    def wait_for_output(self, text, timeout=TIMEOUT):
+        """Wait until the process printed ``text``; return its output."""
+        end = time.monotonic() + timeout
+        while text not in self.output() and time.monotonic() < end:
+            time.sleep(0.1)
+        return self.output()
 
     def wait_exit(self, timeout=TIMEOUT):
         """Wait for the process to end by itself; return its status."""

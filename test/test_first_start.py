@@ -20,7 +20,6 @@ benchmarks/bench_first_start.py, not asserted here.
 """
 
 import os
-import time
 
 from dynamics_ros.fast import compiler
 from ros_harness import NodeProcess, reserve_domain_id, TIMEOUT
@@ -45,11 +44,8 @@ def test_a_node_on_an_empty_cache_says_it_is_compiling(tmp_path,
     monkeypatch.setenv('NUMBA_CACHE_DIR', str(tmp_path))
     node = NodeProcess('linearization_node', reserve_domain_id('first start'))
     try:
-        end = time.monotonic() + TIMEOUT
-        while 'compiling kernels' not in node.output() and \
-                time.monotonic() < end:
-            time.sleep(0.1)
-        assert 'compiling kernels (first start, about' in node.output()
+        output = node.wait_for_output('compiling kernels', TIMEOUT)
+        assert 'compiling kernels (first start, about' in output
     finally:
         node.stop()
 
@@ -60,12 +56,9 @@ def test_a_node_on_the_filled_cache_says_nothing_of_it(tmp_path,
     open(compiler.ready_marker(), 'w').close()
     node = NodeProcess('linearization_node', reserve_domain_id('first start'))
     try:
-        end = time.monotonic() + TIMEOUT
         # It waits for a model: its log says so once it runs.
-        while 'robot_description' not in node.output() and \
-                time.monotonic() < end:
-            time.sleep(0.1)
-        assert 'robot_description' in node.output(), node.output()
-        assert 'compiling kernels' not in node.output()
+        output = node.wait_for_output('robot_description', TIMEOUT)
+        assert 'robot_description' in output, output
+        assert 'compiling kernels' not in output
     finally:
         node.stop()
