@@ -95,12 +95,16 @@ def actuated_state_derivative(model, motors, x, voltage, reflected=None):
     if voltage.shape != (model.nq,):
         raise ValueError('voltage must have %d values, got shape %s'
                          % (model.nq, voltage.shape))
-    n = motors.gear_ratio
-    tau = n * motors.torque_constant * i - model_r.damping * qd
+    tau = motors.gear_ratio * motors.torque_constant * i \
+        - model_r.damping * qd
     qdd = forward_dynamics(model_r, q, qd, tau)
-    di = (voltage - motors.resistance * i - motors.back_emf * n * qd) / (
-        motors.inductance)
-    return np.concatenate((qd, qdd, di))
+    return np.concatenate((qd, qdd, winding_rate(motors, i, voltage, qd)))
+
+
+def winding_rate(motors, current, voltage, qd):
+    """Return di/dt = (V - R i - k_e n qd) / L (Freeman eq. 2-228)."""
+    return (voltage - motors.resistance * current
+            - motors.back_emf * motors.gear_ratio * qd) / motors.inductance
 
 
 def linearize_actuated(model, motors, q, qd, i):

@@ -99,12 +99,6 @@ def drive_voltage(motors, effort, qd):
                         + motors.back_emf * n * qd)
 
 
-def winding_rate(motors, current, voltage, qd):
-    """Return di/dt = (V - R i - k_e n qd) / L (eq. 2-228)."""
-    return (voltage - motors.resistance * current
-            - motors.back_emf * motors.gear_ratio * qd) / motors.inductance
-
-
 class CurrentOverStep:
     """
     The exact winding current over a step with V held, qd a ramp.

@@ -109,7 +109,7 @@ import warnings
 import numpy as np
 
 from .actuated import (clip_voltage, CurrentOverStep, drive_voltage,
-                       motor_rates, resolve_integration, winding_rate)
+                       motor_rates, resolve_integration)
 from .compiled_step import compiled_step
 from .controllers import PidGains
 from .integrators import integrator, POSITION_SHARE
@@ -117,7 +117,7 @@ from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
 from .. import fast
 from ..dynamics.aba import forward_dynamics
-from ..dynamics.actuated import reflected_model
+from ..dynamics.actuated import reflected_model, winding_rate
 from ..dynamics.crba import mass_matrix
 from ..dynamics.jacobians import link_jacobian
 from ..errors import ModelError, ModelWarning
