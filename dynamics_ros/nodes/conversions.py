@@ -473,6 +473,14 @@ def trajectory_arrays(msg, joint_names, start_time):
                     else sec + 1e-9 * nanosec))
 
 
+def warning_text(text, suppressed):
+    """Return a throttled warning: ``text`` cut, and how many it stood for."""
+    text = shorten(text, MAX_LOG_CHARS)
+    if suppressed > 0:
+        text = '%s (%d similar warnings suppressed)' % (text, suppressed)
+    return text
+
+
 class ThrottledWarnings:
     """Log warnings at most once per period per key (wall clock)."""
 
@@ -502,11 +510,8 @@ class ThrottledWarnings:
         suppressed = self._suppressed.pop(key, 0)
         if callable(text):
             text = text()
-        text = shorten(text, MAX_LOG_CHARS)
-        if suppressed:
-            text = '%s (%d similar warnings suppressed)' % (text, suppressed)
         self._last[key] = now
-        self.logger.warning(text)
+        self.logger.warning(warning_text(text, suppressed))
         return True
 
     def warn_each(self, key, flags, text):
@@ -529,11 +534,7 @@ class ThrottledWarnings:
         if not np.count_nonzero(due):
             return
         for j in np.flatnonzero(due).tolist():
-            message = shorten(text(j), MAX_LOG_CHARS)
-            if count[j] > 1:
-                message = '%s (%d similar warnings suppressed)' % (
-                    message, count[j] - 1)
-            self.logger.warning(message)
+            self.logger.warning(warning_text(text(j), int(count[j]) - 1))
             count[j] = 0
             allowed[j] = now + self.period
 
