@@ -82,8 +82,8 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
-from .conversions import names_text, quote, ThrottledWarnings
-from .parameters import bounded, set_result
+from .conversions import names_text, quote, shorten, ThrottledWarnings
+from .parameters import set_result
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
@@ -399,7 +399,7 @@ class ModelSource:
             built = None if xml is None else build_model(xml, settings)
         except (ModelError, TypeError, ValueError) as error:
             # Reasons quote user input: bounded, whatever raised them.
-            return set_result(bounded(str(error), REASON_CHARS))
+            return set_result(shorten(error, REASON_CHARS))
         self._pending = (xml, built)
         return set_result(None)
 

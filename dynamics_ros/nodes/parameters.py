@@ -16,7 +16,7 @@
 What every node does with a parameter check's reason, and its publishers.
 
 A node's ``check_*`` function returns None for usable parameters, else the
-reason (``dynamics_ros.checks``), ``bounded`` in length.  At start a reason stops the node
+reason (``dynamics_ros.checks``).  At start a reason stops the node
 (``refuse``: ValueError, which the entry point reports); on a parameter set
 it is the refusal the caller sees (``set_result``).  ``publishers`` opens
 a node's output topics with the one QoS dynamics_ros publishes with.
@@ -25,15 +25,6 @@ a node's output topics with the one QoS dynamics_ros publishes with.
 from rcl_interfaces.msg import SetParametersResult
 
 from .qos import PUBLISH_QOS
-
-# A refusal quotes the user's value: a reason is cut to this many characters
-# (a 100k-character joint name must not make a 100 kB reply or log line).
-REASON_LIMIT = 400
-
-
-def bounded(text, limit=REASON_LIMIT):
-    """Return ``text`` cut to ``limit`` characters (a reason, a log line)."""
-    return text if len(text) <= limit else text[:limit - 3] + '...'
 
 
 def refuse(reason):

@@ -166,7 +166,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (BadInput, joint_state_message, message_trajectory,
                           message_vector, name_index, names_text,
-                          point_field, refuse_mimic_joints,
+                          point_field, refuse_mimic_joints, shorten,
                           ThrottledWarnings, time_message, trajectory_arrays)
 from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
@@ -236,7 +236,7 @@ def quote(value, limit=QUOTE_LIMIT):
 
 def bounded(text, limit=REASON_LIMIT):
     """Return ``text`` cut to ``limit`` characters (a reason, a log line)."""
-    return text if len(text) <= limit else text[:limit - 3] + '...'
+    return shorten(text, limit - 3)   # at most limit - 3, then '...'
 
 
 def gain_problem(name, values):
