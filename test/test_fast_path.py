@@ -33,15 +33,16 @@ from dynamics_ros import fast
 from dynamics_ros.dynamics.aba import reference_forward_dynamics
 from dynamics_ros.dynamics.bias import reference_bias_forces, \
     reference_gravity_torques
-from dynamics_ros.dynamics.crba import reference_mass_matrix
+from dynamics_ros.dynamics.crba import MASS_MATRIX, reference_mass_matrix
 from dynamics_ros.dynamics.rnea import INVERSE_DYNAMICS, \
     reference_inverse_dynamics
-from dynamics_ros.fast.compiler import kernel, VECTOR
+from dynamics_ros.fast import crba
+from dynamics_ros.fast.compiler import direct, kernel, VECTOR
 from dynamics_ros.resources import robot_urdf
 import numpy as np
 from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
 import pytest
-from test_dynamics_oracle import generated_robots, long_robots
+from robot_sets import breadth_first, generated_robots, long_robots
 
 pytest.importorskip('numba')
 
@@ -212,6 +213,83 @@ def test_any_array_like_input(puma):
                  dr.forward_dynamics(model, q[0], qd[0], tau[0], f_ext[0]))
 
 
+class Float64View(np.ndarray):
+    """An ndarray subclass: not a plain ndarray, so not the hot path's."""
+
+
+def test_arrays_the_machine_code_entry_would_misread(puma):
+    """
+    The hot path hands the kernel's entry only plain float64 vectors.
+
+    The entry checks just the item size: an int64 or a byte-swapped float64
+    vector would be read as float64 bits.  Each such argument must give the
+    result of its float64 copy, in any position, for every hot path.
+    """
+    model, batch = puma
+    # Whole numbers: exact as int64 and float32 too.
+    q, qd, qdd, tau = (np.round(column[0] * 2.0) for column in batch[:4])
+    calls = [(dr.inverse_dynamics, (q, qd, qdd)),
+             (dr.forward_dynamics, (q, qd, tau)),
+             (dr.mass_matrix, (q,)), (dr.gravity_torques, (q,)),
+             (dr.bias_forces, (q, qd)), (dr.coriolis_matrix, (q, qd))]
+    for function, arguments in calls:
+        expected = function(model, *arguments)
+        for k in range(len(arguments)):
+            for odd in (arguments[k].astype(np.int64),
+                        arguments[k].astype('>f8'),
+                        arguments[k].astype(np.float32),
+                        arguments[k].view(Float64View),
+                        arguments[k].reshape(1, -1)):
+                changed = list(arguments)
+                changed[k] = odd
+                what = '%s, argument %d as %s %s' % (
+                    function.__name__, k, type(odd).__name__, odd.dtype)
+                assert_close(function(model, *changed).reshape(
+                    expected.shape), expected, what=what)
+    A, B = dr.linearize(model, q, qd, tau)
+    for odd in (q.astype(np.int64), q.astype('>f8'), q.reshape(1, -1)):
+        A_odd, B_odd = dr.linearize(model, odd, qd, tau)
+        assert_close(A_odd.reshape(A.shape), A, what='A, q %s' % odd.dtype)
+        assert_close(B_odd.reshape(B.shape), B, what='B, q %s' % odd.dtype)
+    # The damping is the kernel's input too: a list assigned to the model.
+    damped = model.copy(damping=np.full(model.nq, 2.0))
+    A, B = dr.linearize(damped, q, qd, tau)
+    for odd in ([2] * model.nq, np.full(model.nq, 2, dtype=np.int64)):
+        damped.damping = odd
+        for call in ('packs the model', 'finds it packed'):
+            assert_close(dr.linearize(damped, q, qd, tau)[0], A,
+                         what='A, damping %r, the call that %s' % (odd, call))
+
+
+def test_the_hot_path_follows_the_switch(puma):
+    """The hot path holds the kernel's entry only while the path is on."""
+    model, (q, _, _, _, _) = puma
+    expected = dr.mass_matrix(model, q[0])
+    hot = MASS_MATRIX.hot_scope
+    assert hot['single'] is direct(crba.mass_matrix_kernel)
+    assert hot['single'] is not crba.mass_matrix_kernel  # no type dispatch
+    fast.enable(False)
+    assert hot['single'] is None
+    assert_close(dr.mass_matrix(model, q[0]), expected)
+    fast.enable(True)
+    assert hot['single'] is direct(crba.mass_matrix_kernel)
+
+
+def test_direct_needs_exactly_one_signature():
+    """A kernel of several overloads keeps the dispatcher that picks one."""
+    import numba
+
+    @numba.njit
+    def twice(x):
+        return 2 * x
+
+    twice(1.0)
+    twice(1)
+    assert direct(twice) is twice
+    twice_float = numba.njit('float64(float64)')(lambda x: 2 * x)
+    assert direct(twice_float)(3.0) == 6.0
+
+
 def test_bad_shapes_name_the_argument(puma):
     """Wrong sizes raise ValueError naming the argument, batches too."""
     model, (q, qd, qdd, tau, f_ext) = puma
@@ -243,24 +321,6 @@ def test_model_changes_are_seen(puma):
     heavy = model.copy(armature=np.full(model.nq, 0.5))
     assert_close(dr.mass_matrix(heavy, q[0]),
                  dr.mass_matrix(model, q[0]) + 0.5 * np.eye(model.nq))
-
-
-def breadth_first(model):
-    """Return the same robot with its bodies numbered breadth-first."""
-    depth = np.zeros(model.nq, dtype=int)
-    for i, p in enumerate(model.parent):
-        depth[i] = 0 if p < 0 else depth[p] + 1
-    order = np.argsort(depth, kind='stable')
-    new_index = np.argsort(order)
-    arrays = ['joint_type', 'axis', 'origin_rotation', 'origin_translation',
-              'mass', 'com', 'inertia_com', 'continuous', 'lower_limit',
-              'upper_limit', 'velocity_limit', 'effort_limit', 'damping',
-              'friction', 'armature']
-    changes = {name: getattr(model, name)[order] for name in arrays}
-    parent = [new_index[p] if p >= 0 else -1 for p in model.parent[order]]
-    return order, model.copy(
-        parent=parent, joint_names=[model.joint_names[i] for i in order],
-        body_names=[model.body_names[i] for i in order], **changes)
 
 
 def test_any_body_numbering():
@@ -310,6 +370,7 @@ def test_a_failing_kernel_module_falls_back(puma, monkeypatch):
     monkeypatch.delitem(sys.modules, 'dynamics_ros.fast.rnea')
     # As in a new process: the dispatch has not looked the kernel up yet.
     monkeypatch.setattr(INVERSE_DYNAMICS, '_compiled', None)
+    monkeypatch.setitem(INVERSE_DYNAMICS.hot_scope, 'single', None)
 
     def broken(name, package=None):
         raise ImportError('simulated: no LLVM here')

@@ -29,9 +29,11 @@ arguments.  ``dispatch`` then picks, in this order:
 import functools
 
 import numpy as np
+from numpy import ndarray
 
 from .. import fast
 from ..fast.samples import deliver, per_sample, samples
+from ..fast.wrapper import NO_FORCES
 from ..model.massless import refuse_massless
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import DERIVED_CACHE, RobotModel
@@ -40,6 +42,8 @@ from ..model.robot_model import DERIVED_CACHE, RobotModel
 TORQUE = 'torque'    # (nq,): G^T tau
 MATRIX = 'matrix'    # (nq, nq): G^T X G
 ROWS = 'rows'        # (nq, p): G^T Y, a regressor's rows (per joint)
+# Every Operation: ``fast.enable`` arms or disarms their hot paths.
+OPERATIONS = []
 
 
 class Operation:
@@ -71,13 +75,32 @@ class Operation:
         self.batched = batched
         self.inverts_inertia = inverts_inertia
         self._compiled = None
+        # The hot path's kernel (``hot_path``): the one-state entry of a
+        # compiled result that is one vector or one (nq, nq) matrix.
+        self.single = None
+        self.hot_scope = None
+        OPERATIONS.append(self)
 
     def compiled(self):
-        """Return the compiled function (raises fast.Unavailable)."""
+        """
+        Return the compiled function (raises fast.Unavailable).
+
+        A kernel module exports a ``fast.wrapper.Entry`` (its ``function``
+        takes any arguments, ``one_state`` is the hot path's call) or, for a
+        quantity without one-state kernels, a plain function.
+        """
         if self._compiled is None:
-            module, function = self.kernel.split('.')
-            self._compiled = getattr(getattr(fast, module), function)
+            module, name = self.kernel.split('.')
+            loaded = getattr(getattr(fast, module), name)
+            self.single = getattr(loaded, 'one_state', None)
+            self._compiled = getattr(loaded, 'function', loaded)
+            self.arm()
         return self._compiled
+
+    def arm(self):
+        """Give the hot path the loaded kernel while the compiled path is on."""
+        if self.hot_scope is not None:
+            self.hot_scope['single'] = self.single if fast.ENABLED else None
 
     def public(self, function):
         """
@@ -89,8 +112,15 @@ class Operation:
         7-joint inverse dynamics.  It falls back to ``function`` for
         anything else.
         """
-        run = HOT_PATHS.get((len(self.arguments), self.forces,
-                             self.inverts_inertia), no_hot_path)(self, function)
+        if self.inverts_inertia and not self.forces:
+            run = hot_path_3_inverting(self, function)
+        elif (len(self.arguments), self.forces) in ONE_STATE_CALLS and \
+                len(self.results) == 1:
+            run = hot_path(self, function)
+        elif (len(self.arguments), self.forces) == (3, True):
+            run = hot_path_3_results(self, function)
+        else:
+            run = no_hot_path(self, function)
         return functools.update_wrapper(run, function)
 
 
@@ -117,53 +147,70 @@ def evaluate(operation, model, arrays, f_ext=None, out=None):
                                    forces=operation.forces))
 
 
-# The hot paths take ``out`` as a positional parameter (a keyword-only one
-# costs a dictionary look-up per call); the public functions' own
-# signatures make it keyword-only.
-
-def hot_path_1(operation, function):
-    """Hot path of an operation of q alone."""
-    def run(model, q, out=None):
-        kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and \
-                model.__class__ is RobotModel:
-            return kernel(model, q, out)
-        return function(model, q, out=out)
-    return run
-
-
-def hot_path_2(operation, function):
-    """Hot path of an operation of (q, qd)."""
-    def run(model, q, qd, out=None):
-        kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and \
-                model.__class__ is RobotModel:
-            return kernel(model, q, qd, out)
-        return function(model, q, qd, out=out)
-    return run
-
-
-def hot_path_3_forces(operation, function):
-    """Hot path of an operation of three per-joint arguments and f_ext."""
-    def run(model, a, b, c, f_ext=None, out=None):
-        kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and \
-                model.__class__ is RobotModel:
-            return kernel(model, a, b, c, f_ext, out)
-        return function(model, a, b, c, f_ext, out=out)
-    return run
+# The frequent call: one state of float64 vectors on a plain RobotModel,
+# without f_ext or ``out``, straight to the one-state kernel.  A hot path
+# tests exactly that and calls the kernel's machine-code entry
+# (``fast.compiler.direct``) in one Python frame; anything else goes to the
+# public function's own body.  The test and the call are written out for
+# each number of arguments (a call with *args costs 15 % of a 7-joint
+# inverse dynamics), from this one template, as the standard library's
+# dataclasses writes ``__init__``.  The float64 and ndim tests are what the
+# machine-code entry does not check itself.  ``single`` is a global of the
+# hot path's own namespace, set by ``Operation.arm`` (an attribute look-up
+# and a test of fast.ENABLED per call cost 6 % of a 7-joint mass matrix).
+# ``out`` is a positional parameter here (a keyword-only one costs a
+# dictionary look-up per call); the public functions' own signatures make
+# it keyword-only.
+HOT_PATH = """
+def run(model, {arrays}{options}):
+    if single is not None and model.__class__ is RobotModel and \\
+            {plain}out is None and ndarray is {classes} and \\
+            FLOAT64 is {dtypes} and {dimensions} == 1:
+        try:
+            table, work, n = model._packed_model
+        except (AttributeError, TypeError):  # not packed yet
+            pass
+        else:
+            result = empty({shape})
+            if not single(table, work, {arrays}{inputs}, result):
+                return result
+    return function(model, {arrays}{passed}, out=out)
+"""
+FLOAT64 = np.dtype(np.float64)
+# (number of per-joint arguments, forces) of the operations that have one.
+ONE_STATE_CALLS = ((1, False), (2, False), (3, True))
 
 
-def hot_path_3_forces_inverting(operation, function):
-    """As ``hot_path_3_forces``, for a model known to have no massless joint."""
-    def run(model, a, b, c, f_ext=None, out=None):
-        kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and \
-                model.__class__ is RobotModel and \
-                model.__dict__.get(DERIVED_CACHE) == []:
-            return kernel(model, a, b, c, f_ext, out)
-        return function(model, a, b, c, f_ext, out=out)
-    return run
+def hot_path(operation, function):
+    """
+    Return the public function with the one-state compiled call in front.
+
+    Its ``single`` is None until the first call through ``dispatch`` loads
+    the kernel (and stays None for a numpy-only operation or while the
+    compiled path is off).  An operation that inverts M takes the hot path
+    only for a model already known to have no massless joint.
+    """
+    names = ('a', 'b', 'c')[:len(operation.arguments)]
+    source = HOT_PATH.format(
+        arrays=', '.join(names),
+        options=', f_ext=None, out=None' if operation.forces else
+        ', out=None',
+        plain=('f_ext is None and ' if operation.forces else '') + (
+            'model.__dict__.get(DERIVED_CACHE) == [] and '
+            if operation.inverts_inertia else ''),
+        classes=' is '.join(name + '.__class__' for name in names),
+        dtypes=' is '.join(name + '.dtype' for name in names),
+        dimensions=' == '.join(name + '.ndim' for name in names),
+        shape='n' if operation.results == (TORQUE,) else '(n, n)',
+        inputs=', NO_FORCES' if operation.forces else '',
+        passed=', f_ext' if operation.forces else '')
+    operation.hot_scope = dict(
+        single=None, function=function, empty=np.empty, ndarray=ndarray,
+        FLOAT64=FLOAT64, RobotModel=RobotModel, DERIVED_CACHE=DERIVED_CACHE,
+        NO_FORCES=NO_FORCES)
+    exec(compile(source, '<hot path of %s>' % function.__name__, 'exec'),
+         operation.hot_scope)
+    return operation.hot_scope['run']
 
 
 def hot_path_3_inverting(operation, function):
@@ -171,15 +218,48 @@ def hot_path_3_inverting(operation, function):
     Hot path of (q, qd, tau) that inverts M, with options after them.
 
     Only a call without the options (``linearize`` without ``dt`` or
-    ``out``) is inlined; the kernel gives the continuous (A, B).
+    ``out``) is inlined, written out as the template's: the kernel gives
+    the continuous (A, B) and takes the joint damping after the (no)
+    wrenches, checked here as the arguments are.
     """
-    def run(model, a, b, c, *options, **named):
+    def run(model, a, b, c, dt=None, out=None):
+        single = operation.single
+        if single is not None and model.__class__ is RobotModel and \
+                dt is None and out is None and fast.ENABLED and \
+                model.__dict__.get(DERIVED_CACHE) == [] and \
+                ndarray is a.__class__ is b.__class__ is c.__class__ is \
+                model.damping.__class__ and FLOAT64 is a.dtype is b.dtype \
+                is c.dtype is model.damping.dtype and \
+                a.ndim == b.ndim == c.ndim == 1:
+            try:
+                table, work, n = model._packed_model
+            except (AttributeError, TypeError):  # not packed yet
+                pass
+            else:
+                A = np.empty((2 * n, 2 * n))
+                B = np.empty((2 * n, n))
+                if not single(table, work, a, b, c, NO_FORCES, model.damping,
+                              A, B):
+                    return A, B
+        return function(model, a, b, c, dt, out=out)
+    return run
+
+
+def hot_path_3_results(operation, function):
+    """
+    Hot path of several results of (q, qd, qdd or tau) and f_ext.
+
+    The derivatives: their compiled function (``fast.wrapper``) takes the
+    one state itself.
+    """
+    def run(model, a, b, c, f_ext=None, out=None):
         kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and not options and \
-                not named and model.__class__ is RobotModel and \
-                model.__dict__.get(DERIVED_CACHE) == []:
-            return kernel(model, a, b, c)
-        return function(model, a, b, c, *options, **named)
+        if kernel is not None and fast.ENABLED and \
+                model.__class__ is RobotModel and \
+                (model.__dict__.get(DERIVED_CACHE) == [] or
+                 not operation.inverts_inertia):
+            return kernel(model, a, b, c, f_ext, out)
+        return function(model, a, b, c, f_ext, out=out)
     return run
 
 
@@ -190,10 +270,13 @@ def no_hot_path(operation, function):
     return run
 
 
-HOT_PATHS = {(1, False, False): hot_path_1, (2, False, False): hot_path_2,
-             (3, True, False): hot_path_3_forces,
-             (3, True, True): hot_path_3_forces_inverting,
-             (3, False, True): hot_path_3_inverting}
+def switched(enabled):
+    """Arm or disarm every hot path when the compiled path is switched."""
+    for operation in OPERATIONS:
+        operation.arm()
+
+
+fast.SWITCHED.append(switched)
 
 
 def tree_arguments(model, names, arrays):

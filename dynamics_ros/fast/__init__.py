@@ -47,6 +47,12 @@ KERNEL_MODULES = ('aba', 'bias', 'coriolis', 'crba', 'regressor', 'rnea')
 DERIVATIVE_MODULES = ('aba_derivatives', 'linearize', 'rnea_derivatives')
 
 
+# Called with the new setting after ``enable``: the public functions' hot
+# paths (``dynamics.dispatch``) hold their kernels instead of testing
+# ENABLED on every call.
+SWITCHED = []
+
+
 class Unavailable(RuntimeError):
     """The compiled path failed to load; the numpy path is used instead."""
 
@@ -63,6 +69,8 @@ def enable(flag=True):
         warnings.warn('numba is not installed: dynamics_ros keeps its numpy '
                       'reference path', RuntimeWarning, stacklevel=2)
     ENABLED = bool(flag) and AVAILABLE
+    for listener in SWITCHED:
+        listener(ENABLED)
     return previous
 
 

@@ -229,4 +229,4 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
 
 # Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
 forward_dynamics = sample_entry('forward_dynamics', aba_sample,
-                                ('q', 'qd', 'tau'), ((1,),)).function
+                                ('q', 'qd', 'tau'), ((1,),))

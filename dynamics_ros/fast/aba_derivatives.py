@@ -125,4 +125,4 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
 # each (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
 forward_dynamics_derivatives = sample_entry(
     'forward_dynamics_derivatives', aba_derivatives_sample,
-    ('q', 'qd', 'tau'), ((1, 1),) * 3, derivative_scratch).function
+    ('q', 'qd', 'tau'), ((1, 1),) * 3, derivative_scratch)

@@ -120,5 +120,5 @@ def bias_batch(table, work, q, qd, h):
 # Compiled ``gravity_torques`` and ``bias_forces``: (nq,) -> (nq,),
 # (N, nq) -> (N, nq).
 gravity_torques = Entry(gravity_kernel, gravity_batch, ('q',),
-                        ((1,),)).function
-bias_forces = Entry(bias_kernel, bias_batch, ('q', 'qd'), ((1,),)).function
+                        ((1,),))
+bias_forces = Entry(bias_kernel, bias_batch, ('q', 'qd'), ((1,),))

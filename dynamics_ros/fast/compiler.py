@@ -149,6 +149,29 @@ def compiled(function=None, inline=False, reassociate=False):
     return decorate if function is None else decorate(function)
 
 
+def direct(dispatcher):
+    """
+    Return the machine-code entry of a one-signature kernel, or the kernel.
+
+    Calling a numba dispatcher first resolves the numba type of every
+    argument to choose an overload: 0.1 us of a 7-joint mass matrix that
+    costs 1 us in all.  The entry of the one compiled overload skips that,
+    and so checks less: it takes any ndarray whose items have the right size
+    and copies as many shape and stride entries as the array has
+    dimensions.  A caller of the entry must therefore pass float64 arrays
+    of the declared number of dimensions (the layout may be any for an
+    input declared ``readonly float64[:]``, since the kernel then reads the
+    strides).  Where numba keeps it elsewhere (0.60-0.69 keep it as
+    ``overloads[signature].entry_point``) the dispatcher itself is returned,
+    which checks everything.
+    """
+    try:
+        signature, = dispatcher.signatures
+        return dispatcher.overloads[signature].entry_point
+    except (AttributeError, KeyError, ValueError):
+        return dispatcher
+
+
 # Argument types of the kernels, all float64 arrays: outputs, the packed
 # model and batches are C-contiguous; a state's vectors and wrenches may be
 # any float64 array, strided or read-only, as users pass them.

@@ -134,4 +134,4 @@ def coriolis_batch(table, work, q, qd, C):
 
 # Compiled ``coriolis_matrix``: (nq,) -> (nq, nq), (N, nq) -> (N, nq, nq).
 coriolis_matrix = Entry(coriolis_kernel, coriolis_batch, ('q', 'qd'),
-                        ((1, 1),)).function
+                        ((1, 1),))

@@ -135,7 +135,7 @@ def damping(model):
 # Compiled continuous ``linearize``: (A, B) about (q, qd, tau), (2 nq, 2 nq)
 # and (2 nq, nq) for one state, stacked (N, ...) for (N, nq) arguments.
 linearize = Entry(linearize_kernel, linearize_batch, ('q', 'qd', 'tau'),
-                  ((2, 2), (2, 1)), inputs=damping).function
+                  ((2, 2), (2, 1)), inputs=damping)
 
 
 def linearize_trajectory(model, q, qd, qdd):
@@ -148,6 +148,7 @@ def linearize_trajectory(model, q, qd, qdd):
     back qdd up to round-off: two batch kernels compiled anyway, instead of
     a third that would take about as long to compile as both.
     """
-    tau = inverse_dynamics(model, q, qd, qdd) + model.damping * qd
-    A, B = linearize(model, q, qd, tau)
+    tau = inverse_dynamics.function(model, q, qd, qdd, None) + \
+        model.damping * qd
+    A, B = linearize.function(model, q, qd, tau)
     return A, B, tau

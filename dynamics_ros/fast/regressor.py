@@ -158,4 +158,4 @@ def regressor_batch(table, work, q, qd, qdd, Y):
 # Compiled ``joint_torque_regressor``: (nq, 10 nq), or (N, nq, 10 nq).
 joint_torque_regressor = Entry(regressor_kernel, regressor_batch,
                                ('q', 'qd', 'qdd'),
-                               ((1, PARAMETERS),)).function
+                               ((1, PARAMETERS),))

@@ -77,4 +77,4 @@ def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
 
 # Compiled ``inverse_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
 inverse_dynamics = sample_entry('inverse_dynamics', rnea_sample,
-                                ('q', 'qd', 'qdd'), ((1,),)).function
+                                ('q', 'qd', 'qdd'), ((1,),))

@@ -410,4 +410,4 @@ def column_scratch(n):
 # (nq, nq) for one state, (N, nq, nq) for (N, nq) arguments.
 inverse_dynamics_derivatives = sample_entry(
     'inverse_dynamics_derivatives', rnea_derivatives_sample,
-    ('q', 'qd', 'qdd'), ((1, 1),) * 3, column_scratch).function
+    ('q', 'qd', 'qdd'), ((1, 1),) * 3, column_scratch)

@@ -17,16 +17,17 @@ The one Python entry of the compiled kernels, for one state or a batch.
 
 A kernel module declares its kernels with an ``Entry`` (the one-state and
 the batch kernel, the per-joint arguments, the shapes of the results) and
-exports ``Entry.function``, the function ``dynamics.dispatch`` calls.
-Where the arguments are (q, qd, qdd or tau) and wrenches, ``sample_entry``
-makes both kernels and the Entry from the function of one state.  That
-function
+exports it; ``dynamics.dispatch`` loads it on first use.  Where the
+arguments are (q, qd, qdd or tau) and wrenches, ``sample_entry`` makes both
+kernels and the Entry from the function of one state.  Of an Entry,
 
-1. sends the frequent call (one state of float64 arrays, no wrenches, no
-   ``out``) straight to the one-state kernel;
-2. otherwise checks and converts the arguments (``samples``), takes the
-   caller's ``out`` arrays (checked) or new ones, and runs the one-state or
-   the batch kernel.
+1. ``one_state`` is the machine-code entry of the one-state kernel: the
+   public function's hot path (``dynamics.dispatch.hot_path``) calls it
+   for the frequent call, one state of float64 vectors without wrenches or
+   ``out``;
+2. ``function`` takes any accepted arguments: it checks and converts them
+   (``samples``), takes the caller's ``out`` arrays (checked) or new ones,
+   and runs the one-state or the batch kernel.
 
 Every kernel follows one convention:
 
@@ -45,7 +46,7 @@ Every kernel follows one convention:
 import numpy as np
 from numpy import ndarray
 
-from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
+from .compiler import compiled, direct, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK, VECTOR
 from .packing import packed
 from .samples import outputs, samples, wrenches
@@ -82,20 +83,32 @@ class Entry:
         self.results = tuple(tuple(shape) for shape in results)
         self.forces = forces
         self.inputs = inputs
+        # The one-state kernel's machine-code entry: ``dynamics.dispatch``
+        # calls it itself for the frequent call, else ``function``.
+        self.one_state = direct(single)
         if len(self.results) == 1 and self.results[0] in ((1,), (1, 1)):
-            hot = HOT_PATHS[len(self.arguments), forces]
+            self.function = self.call
         elif len(self.arguments) == 3:
-            hot = results_tuple
+            self.function = results_tuple(self, self.results[0] == (1,))
         else:
             raise ValueError('no entry point for %d arguments and results %s'
                              % (len(self.arguments), self.results))
-        self.function = hot(self, self.results[0] == (1,))
 
     def shapes(self, n, size):
         """Return the shapes of the results for nq = n and N = size."""
         batch = () if size is None else (size,)
         return [batch + tuple(k * n for k in shape)
                 for shape in self.results]
+
+    def call(self, model, *arguments, out=None):
+        """
+        Evaluate any accepted arguments: the per-joint arrays, then f_ext.
+
+        f_ext (None for none) comes last for an entry with ``forces``.
+        """
+        if self.forces:
+            return self.general(model, arguments[:-1], arguments[-1], out)
+        return self.general(model, arguments, None, out)
 
     def general(self, model, arrays, f_ext, out):
         """
@@ -120,74 +133,6 @@ class Entry:
             from ..model.massless import singular_inertia_error
             raise singular_inertia_error(model, failed)
         return results[0] if len(results) == 1 else tuple(results)
-
-
-# The frequent call, one state, goes straight to the kernel: one function
-# per number of arguments (a call with *args costs 5 % of a 7-joint
-# inverse dynamics), a vector or a square matrix as its result.  DONE is 0:
-# ``not single(...)`` is the cheapest test of it.
-
-def q_only(entry, vector):
-    """Entry point of an entry of q alone."""
-    single, general = entry.single, entry.general
-
-    def run(model, q, out=None):
-        try:
-            table, work, n = model._packed_model
-        except (AttributeError, TypeError):  # not packed yet
-            table, work, n = packed(model)
-        if out is None and q.__class__ is ndarray and q.ndim == 1:
-            result = np.empty(n if vector else (n, n))
-            try:
-                if not single(table, work, q, result):
-                    return result
-            except TypeError:  # e.g. an int array: converted below
-                pass
-        return general(model, (q,), None, out)
-    return run
-
-
-def q_and_rate(entry, vector):
-    """Entry point of an entry of (q, qd)."""
-    single, general = entry.single, entry.general
-
-    def run(model, q, qd, out=None):
-        try:
-            table, work, n = model._packed_model
-        except (AttributeError, TypeError):  # not packed yet
-            table, work, n = packed(model)
-        if out is None and ndarray is q.__class__ is qd.__class__ and \
-                q.ndim == 1:
-            result = np.empty(n if vector else (n, n))
-            try:
-                if not single(table, work, q, qd, result):
-                    return result
-            except TypeError:  # e.g. an int array: converted below
-                pass
-        return general(model, (q, qd), None, out)
-    return run
-
-
-def three_with_forces(entry, vector):
-    """Entry point of an entry of three per-joint arguments and f_ext."""
-    single, general = entry.single, entry.general
-
-    def run(model, a, b, c, f_ext=None, out=None):
-        try:
-            table, work, n = model._packed_model
-        except (AttributeError, TypeError):  # not packed yet
-            table, work, n = packed(model)
-        if f_ext is None and out is None and \
-                ndarray is a.__class__ is b.__class__ is c.__class__ and \
-                a.ndim == 1:
-            result = np.empty(n if vector else (n, n))
-            try:
-                if not single(table, work, a, b, c, NO_FORCES, result):
-                    return result
-            except TypeError:  # e.g. an int array: converted below
-                pass
-        return general(model, (a, b, c), f_ext, out)
-    return run
 
 
 def no_forces(model):
@@ -230,10 +175,6 @@ def results_tuple(entry, vector):
             raise TypeError('this function takes no external wrenches')
         return general(model, (a, b, c), f_ext, out)
     return run
-
-
-HOT_PATHS = {(1, False): q_only, (2, False): q_and_rate,
-             (3, True): three_with_forces}
 
 
 @compiled
