@@ -64,3 +64,12 @@ def textbook_motor(motor, load):
     A = np.array([[0.0, 1.0, 0.0], [0.0, -n * n * bm / J, n * kt / J],
                   [0.0, -ke * n / L, -R / L]])
     return A, np.array([0.0, 0.0, 1.0 / L])
+
+
+def central_difference(function, x, eps=1e-6):
+    """Jacobian of ``function`` at ``x`` by central differences."""
+    columns = []
+    for e in np.eye(x.size):
+        columns.append((function(x + eps * e) - function(x - eps * e))
+                       / (2.0 * eps))
+    return np.array(columns).T

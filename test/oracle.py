@@ -277,3 +277,52 @@ def random_state(model, rng):
                                                              0.0)
     return (q, rng.uniform(-2.0, 2.0, model.nq),
             rng.uniform(-3.0, 3.0, model.nq), rng.uniform(-5.0, 5.0, model.nq))
+
+
+def symmetric(matrix):
+    """Full symmetric matrix from Pinocchio's upper triangle."""
+    matrix = np.array(matrix)
+    return np.triu(matrix) + np.triu(matrix, 1).T
+
+
+def pin_derivatives(compute, oracle, q, qd, third, f_ext=None):
+    """Pinocchio's three derivative matrices by ``compute``, our order."""
+    args = [oracle.pin_model, oracle.data, oracle.q(q), oracle.v(qd),
+            oracle.v(third)]
+    if f_ext is not None:
+        args.append(oracle.forces(f_ext))
+    d_dq, d_dqd, symmetric_part = compute(*args)
+    return (oracle.ours_matrix(np.array(d_dq)), oracle.ours_matrix(
+        np.array(d_dqd)), oracle.ours_matrix(symmetric(symmetric_part)))
+
+
+def pin_rnea_derivatives(oracle, q, qd, qdd, f_ext=None):
+    """Pinocchio's (dtau_dq, dtau_dqd, M) in our joint order."""
+    return pin_derivatives(pin.computeRNEADerivatives, oracle, q, qd, qdd,
+                           f_ext)
+
+
+def pin_aba_derivatives(oracle, q, qd, tau, f_ext=None):
+    """Pinocchio's (dqdd_dq, dqdd_dqd, Minv) in our joint order."""
+    return pin_derivatives(pin.computeABADerivatives, oracle, q, qd, tau,
+                           f_ext)
+
+
+def with_armature(model, oracle, armature):
+    """Give both models the same rotor inertias."""
+    model = model.copy(armature=armature)
+    oracle.model = model
+    oracle.pin_model.armature[oracle.idx_v] = armature
+    oracle.data = oracle.pin_model.createData()
+    return model, oracle
+
+
+def pinocchio_model(model, oracle, q, qd, tau):
+    """Return (A, B) of computeABADerivatives, damping added as we do."""
+    n = model.nq
+    damping = model.damping
+    dq, dqd, Minv = pin_aba_derivatives(oracle, q, qd, tau - damping * qd)
+    A = np.block([[np.zeros((n, n)), np.eye(n)],
+                  [dq, dqd - Minv * damping]])
+    B = np.vstack((np.zeros((n, n)), Minv))
+    return A, B

@@ -23,84 +23,18 @@ example-robot-data arms, the shipped robots and generated trees with
 prismatic and continuous joints, matched to Pinocchio by joint name.
 """
 
-from conftest import assert_close
+from conftest import assert_close, central_difference
 import dynamics_ros as dr
 from dynamics_ros.resources import robot_urdf
 import numpy as np
-from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
-import pinocchio as pin
+from oracle import example_arm_xml, oracle_for, pin_aba_derivatives, \
+    pin_rnea_derivatives, random_state, with_armature
 import pytest
+from robot_sets import robot_sources
 from urdf_factory import random_urdf
 
 STATES = 4
-SHIPPED = ['puma560', 'stanford_arm', 'two_link_planar']
-
-
-def shipped_xml(name):
-    """URDF text of a robot shipped in urdf/."""
-    with open(robot_urdf(name), encoding='utf-8') as stream:
-        return stream.read()
-
-
-def robot_sources():
-    """(id, xml) of every robot the derivative tests run on."""
-    robots = [(name, example_arm_xml(name)) for name in EXAMPLE_ARMS]
-    robots += [(name, shipped_xml(name)) for name in SHIPPED]
-    robots += [
-        ('tree_mixed', random_urdf(21, n_movable=8, tree=True)),
-        ('chain_prismatic', random_urdf(22, n_movable=6, continuous=False)),
-        ('chain_continuous', random_urdf(23, n_movable=5, prismatic=False)),
-    ]
-    return robots
-
-
 ROBOTS = robot_sources()
-
-
-def symmetric(matrix):
-    """Full symmetric matrix from Pinocchio's upper triangle."""
-    matrix = np.array(matrix)
-    return np.triu(matrix) + np.triu(matrix, 1).T
-
-
-def pin_rnea_derivatives(oracle, q, qd, qdd, f_ext=None):
-    """Pinocchio's (dtau_dq, dtau_dqd, M) in our joint order."""
-    args = [oracle.pin_model, oracle.data, oracle.q(q), oracle.v(qd),
-            oracle.v(qdd)]
-    if f_ext is not None:
-        args.append(oracle.forces(f_ext))
-    dq, dqd, M = pin.computeRNEADerivatives(*args)
-    return (oracle.ours_matrix(np.array(dq)), oracle.ours_matrix(
-        np.array(dqd)), oracle.ours_matrix(symmetric(M)))
-
-
-def pin_aba_derivatives(oracle, q, qd, tau, f_ext=None):
-    """Pinocchio's (dqdd_dq, dqdd_dqd, Minv) in our joint order."""
-    args = [oracle.pin_model, oracle.data, oracle.q(q), oracle.v(qd),
-            oracle.v(tau)]
-    if f_ext is not None:
-        args.append(oracle.forces(f_ext))
-    dq, dqd, Minv = pin.computeABADerivatives(*args)
-    return (oracle.ours_matrix(np.array(dq)), oracle.ours_matrix(
-        np.array(dqd)), oracle.ours_matrix(symmetric(Minv)))
-
-
-def central_difference(function, x, eps=1e-6):
-    """Jacobian of ``function`` at ``x`` by central differences."""
-    columns = []
-    for e in np.eye(x.size):
-        columns.append((function(x + eps * e) - function(x - eps * e))
-                       / (2.0 * eps))
-    return np.array(columns).T
-
-
-def with_armature(model, oracle, armature):
-    """Give both models the same rotor inertias."""
-    model = model.copy(armature=armature)
-    oracle.model = model
-    oracle.pin_model.armature[oracle.idx_v] = armature
-    oracle.data = oracle.pin_model.createData()
-    return model, oracle
 
 
 @pytest.fixture(scope='module', params=ROBOTS, ids=[r[0] for r in ROBOTS])

@@ -26,37 +26,9 @@ import dynamics_ros as dr
 import numpy as np
 from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
 import pytest
-from urdf_factory import random_urdf, serial_chain_urdf
+from robot_sets import generated_robots
 
 STATES = 200
-
-
-def generated_robots():
-    """(id, xml) of the generated test robots."""
-    return [
-        ('tree_mixed', random_urdf(11, n_movable=8, tree=True)),
-        ('chain_prismatic', random_urdf(12, n_movable=6, continuous=False)),
-        ('chain_continuous', random_urdf(13, n_movable=5, prismatic=False)),
-        ('tree_fixed_chains', random_urdf(14, n_movable=7, tree=True,
-                                          fixed_chains=True)),
-    ]
-
-
-def long_robots():
-    """
-    (id, xml) of robots long enough for the compiled path's chain rows.
-
-    From 12 joints on the fast path fills a chain's Jacobians and M a row
-    at a time and multiplies by M^-1 with BLAS (``fast/crba.py``,
-    ``fast/rnea_derivatives.py``, ``fast/cholesky.py``): a chain with
-    prismatic and continuous joints and fixed-joint runs, the 33-link
-    chain of the benchmarks, and a branched tree (BLAS without the rows).
-    """
-    return [
-        ('chain_14_mixed', random_urdf(21, n_movable=14)),
-        ('chain_33', serial_chain_urdf(33, seed=33)),
-        ('tree_16', random_urdf(22, n_movable=16, tree=True)),
-    ]
 
 
 ROBOTS = [(name, None) for name in EXAMPLE_ARMS] + generated_robots()

@@ -39,13 +39,11 @@ from dynamics_ros.dynamics.rnea_derivatives import \
     reference_inverse_dynamics_derivatives
 from dynamics_ros.resources import robot_urdf
 import numpy as np
-from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, random_state
+from oracle import example_arm_xml, EXAMPLE_ARMS, oracle_for, \
+    pin_aba_derivatives, pin_rnea_derivatives, pinocchio_model, \
+    random_state, with_armature
 import pytest
-from test_derivatives import pin_aba_derivatives, pin_rnea_derivatives, \
-    with_armature
-from test_dynamics_oracle import generated_robots, long_robots
-from test_fast_path import breadth_first
-from test_linearize import pinocchio_model
+from robot_sets import breadth_first, generated_robots, long_robots
 
 pytest.importorskip('numba')
 

@@ -13,7 +13,9 @@
 # limitations under the License.
 
 """
-The package's layers import strictly downward, and rclpy only in nodes/.
+Imports: layers go strictly downward, rclpy stays in nodes/, tests stand alone.
+
+No test module imports another (shared test code is in helper modules).
 
 From the bottom: shared pieces (errors, the reasons a setting is refused,
 spatial algebra, resources), the model (RobotModel, MimicModel, URDF, joint
@@ -75,6 +77,17 @@ def imported(module, path):
     return [t for t in targets if t.split('.')[0] == 'dynamics_ros']
 
 
+def absolute_imports(path):
+    """Names of the modules a file imports absolutely (import x, from x)."""
+    names = []
+    for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.append(node.module or '')
+    return names
+
+
 def layer(dotted):
     """Return the layer of a dotted name: its first part below the package."""
     parts = dotted.split('.')
@@ -109,11 +122,20 @@ def test_only_nodes_import_rclpy():
     for module, path in modules():
         if layer(module) == 'nodes':
             continue
-        tree = ast.parse(open(path, encoding='utf-8').read())
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(
-                node, ast.Import) else [node.module or ''] if isinstance(
-                    node, ast.ImportFrom) and not node.level else []
-            offenders += ['%s: %s' % (module, n) for n in names
-                          if n.split('.')[0] in ros]
+        offenders += ['%s: %s' % (module, name)
+                      for name in absolute_imports(path)
+                      if name.split('.')[0] in ros]
+    assert not offenders, offenders
+
+
+def test_no_test_module_imports_another():
+    """Shared test code lives in helper modules, not in test_*.py."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    offenders = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith('.py'):
+            continue
+        offenders += ['%s: %s' % (name, target) for target in
+                      absolute_imports(os.path.join(folder, name))
+                      if target.split('.')[0].startswith('test_')]
     assert not offenders, offenders

@@ -21,15 +21,15 @@ includes) and against Pinocchio's computeABADerivatives; the discrete model
 against ``scipy.signal.cont2discrete(..., 'zoh')``.
 """
 
-from conftest import assert_close
+from conftest import assert_close, central_difference
 import dynamics_ros as dr
 from dynamics_ros.resources import robot_urdf
 import numpy as np
-from oracle import example_arm_xml, oracle_for, random_state
+from oracle import example_arm_xml, oracle_for, pinocchio_model, random_state, \
+    with_armature
 import pytest
+from robot_sets import robot_sources
 from scipy.signal import cont2discrete
-from test_derivatives import central_difference, pin_aba_derivatives, \
-    robot_sources, with_armature
 from urdf_factory import random_urdf
 
 ROBOTS = robot_sources()
@@ -54,17 +54,6 @@ def finite_difference_model(model, q, qd, tau):
     x = np.concatenate((q, qd))
     A = central_difference(lambda y: state_derivative(model, y, tau), x)
     B = central_difference(lambda u: state_derivative(model, x, u), tau)
-    return A, B
-
-
-def pinocchio_model(model, oracle, q, qd, tau):
-    """Return (A, B) of computeABADerivatives, damping added as we do."""
-    n = model.nq
-    damping = model.damping
-    dq, dqd, Minv = pin_aba_derivatives(oracle, q, qd, tau - damping * qd)
-    A = np.block([[np.zeros((n, n)), np.eye(n)],
-                  [dq, dqd - Minv * damping]])
-    B = np.vstack((np.zeros((n, n)), Minv))
     return A, B
 
 

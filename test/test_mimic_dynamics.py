@@ -27,7 +27,7 @@ entries other than 1.
 import os
 import xml.etree.ElementTree as ElementTree
 
-from conftest import assert_close
+from conftest import assert_close, central_difference
 import dynamics_ros as dr
 from dynamics_ros import fast
 from dynamics_ros.model.mimic_model import MimicModel
@@ -149,16 +149,6 @@ def test_forward_dynamics_solves_the_equations_of_motion(model):
                      np.zeros(model.nq), scale=np.abs(tau).max(),
                      what='M qdd + h')
         assert np.all(np.linalg.eigvalsh(M) > 0)
-
-
-def central_difference(function, x, step=1e-6):
-    """Jacobian of ``function`` at ``x`` by central differences."""
-    columns = []
-    for k in range(x.size):
-        dx = np.zeros(x.size)
-        dx[k] = step
-        columns.append((function(x + dx) - function(x - dx)) / (2 * step))
-    return np.array(columns).T
 
 
 def test_derivatives_equal_central_differences(model):
