@@ -74,11 +74,9 @@ class Operation:
         self.coupled = coupled
         self.batched = batched
         self.inverts_inertia = inverts_inertia
-        self._compiled = None
-        # The hot path's kernel (``hot_path``): the one-state entry of a
-        # compiled result that is one vector or one (nq, nq) matrix.
-        self.single = None
-        self.hot_scope = None
+        # Loaded on first use: the compiled function, its one-state kernel
+        # (``single``) and the namespace of the hot path that calls it.
+        self._compiled = self.single = self.hot_scope = None
         OPERATIONS.append(self)
 
     def compiled(self):
