@@ -16,10 +16,48 @@
 
 from glob import glob
 import os
+import subprocess
+import sys
 
 from setuptools import find_packages, setup
+from setuptools.command.install import install
 
 package_name = 'dynamics_ros'
+
+
+class InstallAndCompile(install):
+    """
+    Install (``colcon build`` runs this command), then compile the kernels.
+
+    The nodes' dynamics are numba kernels that compile on first use (about a
+    minute in all) and are cached on disk.  Compiling them here, into the
+    cache beside the installed copy (``dynamics_ros/fast/__pycache__``),
+    makes the first start after ``colcon build`` load machine code instead.
+    Without numba nothing is compiled; DYNAMICS_ROS_COMPILE_KERNELS=0 or a
+    staged install skips it; a failure only warns (the nodes then compile
+    on first start).
+    """
+
+    def run(self):
+        """Install the files, then run ``python -m dynamics_ros.fast``."""
+        super().run()
+        # A staged install (``--root``: a wheel build, a distribution
+        # package) would carry a cache keyed on the staging paths.
+        if self.root or \
+                os.environ.get('DYNAMICS_ROS_COMPILE_KERNELS', '1') == '0':
+            return
+        path = [self.install_lib] + [
+            entry for entry in os.environ.get('PYTHONPATH', '').split(
+                os.pathsep) if entry]
+        # Run from the install: ``-m`` puts the working folder first on
+        # sys.path, and the source tree's copy must not be the one compiled.
+        result = subprocess.run(
+            [sys.executable, '-m', 'dynamics_ros.fast'], cwd=self.install_lib,
+            env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)))
+        if result.returncode != 0:
+            print('warning: dynamics_ros kernels not compiled (exit status '
+                  '%d): the nodes compile them on first start'
+                  % result.returncode)
 
 
 def share(folder, pattern):
@@ -43,7 +81,9 @@ setup(
     # Version ranges live in requirements.txt; on a ROS 2 machine rclpy and
     # the messages come from the distribution (package.xml exec_depend).
     install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML'],
-    zip_safe=True,
+    # Not zip-safe: numba caches the compiled kernels beside the modules.
+    zip_safe=False,
+    cmdclass={'install': InstallAndCompile},
     maintainer='dynamics_ros developers',
     maintainer_email='dev@dynamics-ros.invalid',
     description='Manipulator dynamics for ROS 2 from a URDF.',

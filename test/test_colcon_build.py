@@ -96,3 +96,28 @@ def test_installed_package_imports_and_finds_its_robots(install_base):
     assert module_path.startswith(site[0])
     assert urdf_path.startswith(str(install_base)) and os.path.isfile(
         urdf_path)
+
+
+def test_colcon_build_compiles_the_kernels(install_base):
+    """
+    The build compiled the installed copy's kernels into its own cache.
+
+    So a node's first start after ``colcon build`` loads machine code: the
+    ready marker of these sources is beside the installed package, and
+    loading a kernel module there reads numba's cache without a miss.
+    """
+    site = glob(str(install_base / 'lib' / 'python3*' / 'site-packages'))
+    code = ('from dynamics_ros.fast.compiler import kernels_cached, '
+            'ready_marker; from dynamics_ros.fast import crba; '
+            's = crba.mass_matrix_kernel.stats; '
+            'print(kernels_cached(), ready_marker(), s.cache_path, '
+            'sum(s.cache_hits.values()), sum(s.cache_misses.values()))')
+    env = dict(os.environ, PYTHONPATH=site[0])
+    env.pop('NUMBA_CACHE_DIR', None)
+    result = subprocess.run([sys.executable, '-c', code], cwd=str(
+        install_base), capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    cached, marker, cache_path, hits, misses = result.stdout.split()
+    assert cached == 'True' and marker.startswith(site[0])
+    assert cache_path.startswith(site[0])
+    assert (int(hits), int(misses)) == (1, 0)
