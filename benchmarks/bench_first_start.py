@@ -20,16 +20,21 @@ Each node (the real console script, Panda) is started as a user would
 start it and timed from ``Popen`` to its first answer on DDS
 (inverse_dynamics_node: ``feedforward`` for a JointState;
 linearization_node: ``state_space/A``; simulator_node: ``joint_states``),
-three ways: with the kernel cache ``make venv`` fills (warm), with an
-empty cache (``NUMBA_CACHE_DIR`` a new folder: a colcon install, or an
-install that skipped ``python -m dynamics_ros.fast``), and once more on
-that folder (what every later start costs).  Goal: 5 s with the cache.
+four ways: with the kernel cache ``make venv`` fills (warm), with an
+empty cache (``NUMBA_CACHE_DIR`` a new folder: an install that skipped
+``python -m dynamics_ros.fast``), once more on that folder (what every
+later start costs), and from a ``colcon build`` install (its script in
+lib/dynamics_ros, the kernels the build compiled; the build is timed
+too).  Goal: 5 s with the cache, and after ``colcon build``.
 
     .venv/bin/python benchmarks/bench_first_start.py [--domain N]
 """
 
 import argparse
+from glob import glob
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,7 +56,35 @@ ANSWERS = {
 GOAL = 5.0
 
 
-def first_answer(name, domain_id, xml, joint_names, tester):
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def colcon_install(folder):
+    """
+    Run ``colcon build`` of this tree into ``folder``; return its install.
+
+    Returns (the package's install base, its site-packages, seconds the
+    build took).
+    """
+    colcon = os.path.join(os.path.dirname(sys.executable), 'colcon')
+    if not os.path.exists(colcon):
+        colcon = shutil.which('colcon')
+    start = time.perf_counter()
+    subprocess.run(
+        [colcon, 'build', '--base-paths', ROOT,
+         '--packages-select', 'dynamics_ros',
+         '--build-base', os.path.join(folder, 'build'),
+         '--install-base', os.path.join(folder, 'install'),
+         '--event-handlers', 'console_direct-'],
+        cwd=folder, check=True, stdout=subprocess.DEVNULL,
+        env=dict(os.environ, COLCON_LOG_PATH=os.path.join(folder, 'log')))
+    seconds = time.perf_counter() - start
+    base = os.path.join(folder, 'install', 'dynamics_ros')
+    site, = glob(os.path.join(base, 'lib', 'python3*', 'site-packages'))
+    return base, site, seconds
+
+
+def first_answer(name, domain_id, xml, joint_names, tester, program=None):
     """Return (seconds from start to the first answer, said compiling)."""
     msg_type, topic = ANSWERS[name]
     answers = tester.collector(msg_type, topic)
@@ -59,7 +92,8 @@ def first_answer(name, domain_id, xml, joint_names, tester):
         JointState, '/joint_states')
     state = JointState(name=joint_names, position=[0.1] * len(joint_names))
     start = time.perf_counter()
-    node = NodeProcess(name, domain_id, {'robot_description': xml})
+    node = NodeProcess(name, domain_id, {'robot_description': xml},
+                       program=program)
     try:
         tester.wait_for(lambda: answers.messages, timeout=600.0,
                         action=None if states is None
@@ -83,35 +117,51 @@ def main(argv=None):
     xml = example_arm_xml('panda')
     joint_names = ['panda_joint%d' % k for k in range(1, 8)]
     tester = RosTester(domain_id, 'bench_first_start')
+    original = dict(os.environ)
     cold = tempfile.TemporaryDirectory(prefix='dr_numba_cache_')
+    built = tempfile.TemporaryDirectory(prefix='dr_colcon_')
+    sys.stderr.write('colcon build ...\n')   # progress, not a result
+    base, site, build_seconds = colcon_install(built.name)
     print('process start to first answer, s (Panda); goal %g s with the '
           'kernel cache' % GOAL)
-    print('  %-22s %16s %22s %16s' % ('node', 'cache of make venv',
-                                      'empty cache (first)', 'then'))
+    print('  %-22s %16s %22s %16s %19s' % (
+        'node', 'cache of make venv', 'empty cache (first)', 'then',
+        'after colcon build'))
     try:
         for name in ANSWERS:
             times = []
-            for cache in (None, cold.name, cold.name):
-                if cache is None:
-                    os.environ.pop('NUMBA_CACHE_DIR', None)
-                else:
+            for cache in (None, cold.name, cold.name, 'colcon'):
+                os.environ.clear()
+                os.environ.update(original)
+                program = None
+                if cache == 'colcon':   # as after sourcing the install
+                    os.environ['PYTHONPATH'] = os.pathsep.join(
+                        [site] + original.get('PYTHONPATH', '').split(
+                            os.pathsep)).rstrip(os.pathsep)
+                    program = [os.path.join(base, 'lib', 'dynamics_ros',
+                                            name)]
+                elif cache is not None:
                     os.environ['NUMBA_CACHE_DIR'] = cache
                 seconds, compiling = first_answer(name, domain_id, xml,
-                                                  joint_names, tester)
+                                                  joint_names, tester,
+                                                  program)
                 times.append('%.1f%s' % (seconds, ' (said "compiling")'
                                          if compiling else ''))
                 sys.stderr.write('.')   # progress, not a result
                 sys.stderr.flush()
             sys.stderr.write('\n')
-            print('  %-22s %16s %22s %16s' % (name, *times))
+            print('  %-22s %16s %22s %16s %19s' % (name, *times))
             # Each node compiles only the kernels it uses: start the next
             # one from an empty cache again.
             cold.cleanup()
             cold = tempfile.TemporaryDirectory(prefix='dr_numba_cache_')
+        print('colcon build (kernels compiled in it): %.0f s' % build_seconds)
     finally:
-        os.environ.pop('NUMBA_CACHE_DIR', None)
+        os.environ.clear()
+        os.environ.update(original)
         tester.close()
         cold.cleanup()
+        built.cleanup()
 
 
 if __name__ == '__main__':

@@ -128,16 +128,21 @@ class NodeProcess:
     """A dynamics_ros node running in its own process."""
 
     def __init__(self, name, domain_id, parameters=None, remaps=None,
-                 node_name=None, namespace=None):
-        """Start console script ``name`` with a parameter file."""
+                 node_name=None, namespace=None, program=None):
+        """
+        Start console script ``name`` with a parameter file.
+
+        ``program``: the command to run instead of this environment's
+        script (e.g. the one a colcon install put in lib/dynamics_ros).
+        """
         self.node_name = node_name or name
         self.directory = tempfile.TemporaryDirectory(prefix='dr_node_')
         params_path = os.path.join(self.directory.name, 'params.yaml')
         with open(params_path, 'w', encoding='utf-8') as stream:
             yaml.safe_dump({'/**': {'ros__parameters': dict(
                 parameters or {})}}, stream)
-        command = executable(name) + ['--ros-args', '--params-file',
-                                      params_path]
+        command = (program or executable(name)) + [
+            '--ros-args', '--params-file', params_path]
         if node_name:
             command += ['-r', '__node:=' + node_name]
         if namespace:
