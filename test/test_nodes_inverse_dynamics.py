@@ -201,6 +201,18 @@ def test_computed_torque_mode(ros):
         expected = ORACLE.crba(q).dot(v) + ORACLE.bias(q, qd)
         assert_close(torques(ros, q, qd, stamp_at(t)), expected,
                      rtol=BETWEEN_RTOL, what='computed torque t = %g' % t)
+    # Saturated (the law and the clipping in one kernel): limits given in
+    # joints order, half of them below the torque; the state arrives in yet
+    # another order.
+    limits = np.abs(expected) * np.tile([0.5, 2.0], MODEL.nq)[:MODEL.nq]
+    set_ok(ros, saturate=True, effort_limit_scale=1.0,
+           effort_limits=by_name(limits, MODEL.joint_names, JOINTS).tolist())
+    try:
+        assert_close(torques(ros, q, qd, stamp_at(0.7)),
+                     np.clip(expected, -limits, limits), rtol=BETWEEN_RTOL,
+                     what='saturated computed torque')
+    finally:
+        set_ok(ros, saturate=False)
 
 
 def test_invalid_mode_and_gains_are_rejected(ros):

@@ -24,7 +24,11 @@ matrix is formed.
 
 import numpy as np
 
+from .saturation import saturate
+from .. import fast
 from ..dynamics.rnea import inverse_dynamics
+from ..fast.packing import packed
+from ..model.robot_model import RobotModel
 
 
 def position_error(model, q_desired, q):
@@ -61,3 +65,33 @@ def computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd):
     v = commanded_acceleration(model, q, qd, q_desired, qd_desired,
                                qdd_desired, kp, kd)
     return inverse_dynamics(model, q, qd, v)
+
+
+def saturated_computed_torque(model, q, qd, q_desired, qd_desired,
+                              qdd_desired, kp, kd, limits):
+    """
+    Return (tau, clipped, count): the computed torque and it within limits.
+
+    One state, model order: ``clipped`` is tau clipped to +-``limits``
+    (per joint, model order) as ``saturation.saturate`` clips, ``count``
+    how many joints were clipped.  For a RobotModel and float64 vectors on
+    the compiled path it is one kernel (``fast.computed_torque``: what a
+    node answers at 1 kHz); anything else is ``computed_torque`` and
+    ``saturate`` (per-joint gains may then be scalars).
+    """
+    if fast.ENABLED and model.__class__ is RobotModel:
+        table, work, n = packed(model)
+        tau, clipped = np.empty(n), np.empty(n)
+        try:
+            count = fast.computed_torque.computed_torque_kernel(
+                table, work, q, qd, q_desired, qd_desired, qdd_desired, kp,
+                kd, limits, tau, clipped)
+        # Unavailable: no compiled path; TypeError: not float64 vectors.
+        except (fast.Unavailable, TypeError):
+            count = -1
+        if count >= 0:
+            return tau, clipped, count
+    tau = computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired,
+                          kp, kd)
+    clipped, mask = saturate(tau, np.asarray(limits, dtype=float))
+    return tau, clipped, int(np.count_nonzero(mask))

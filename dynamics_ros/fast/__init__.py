@@ -42,7 +42,8 @@ except Exception:  # noqa: B902 (absent, or broken against this numpy)
 
 AVAILABLE = numba is not None
 ENABLED = AVAILABLE and os.environ.get('DYNAMICS_ROS_FAST', '1') != '0'
-KERNEL_MODULES = ('aba', 'bias', 'coriolis', 'crba', 'regressor', 'rnea')
+KERNEL_MODULES = ('aba', 'bias', 'computed_torque', 'coriolis', 'crba',
+                  'regressor', 'rnea')
 # Kernels of the analytic derivatives and of the linearization.
 DERIVATIVE_MODULES = ('aba_derivatives', 'linearize', 'rnea_derivatives')
 

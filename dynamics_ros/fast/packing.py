@@ -56,7 +56,8 @@ FIRST_MOMENT = 25        # h = m c (3)
 ROTATIONAL_INERTIA = 28  # about the body origin (3x3 row-major)
 ARMATURE = 37            # rotor inertia added to M's diagonal
 SUBTREE_END = 38         # one past the body's last descendant (see below)
-COLUMNS = 39
+CONTINUOUS = 39          # 1.0 for a continuous joint (errors wrap at pi)
+COLUMNS = 40
 # Columns of the base row.
 GRAVITY = 0              # (3) in the root frame
 IS_CHAIN = 3             # 1.0 if parent[i] = i - 1 for every body
@@ -161,6 +162,7 @@ def pack_table(model):
     body[:, ARMATURE] = model.armature
     end, contiguous = subtree_ends(parent)
     body[:, SUBTREE_END] = end
+    body[:, CONTINUOUS] = model.continuous
     table[n, GRAVITY:GRAVITY + 3] = model.gravity
     table[n, IS_CHAIN] = np.array_equal(parent, np.arange(n) - 1)
     table[n, SUBTREES_CONTIGUOUS] = contiguous

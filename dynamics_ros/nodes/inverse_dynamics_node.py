@@ -86,7 +86,8 @@ from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import publishers, refuse, set_result
 from .qos import COMMAND_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
-from ..control.computed_torque import computed_torque
+from ..control.computed_torque import computed_torque, \
+    saturated_computed_torque
 from ..control.saturation import (check_limits, check_scale, effort_limits,
                                   saturate)
 from ..control.trajectory import hold, sample, waypoint_references
@@ -102,7 +103,8 @@ OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
 # message, and the parameters each entry is computed from: a set of one of
 # them forgets the entry (after_set_parameters), a new model all of them.
 CACHED = {'mode': ('mode',), 'kp': ('kp',), 'kd': ('kd',),
-          'limits': LIMIT_PARAMETERS, 'friction': ('friction_file',)}
+          'limits': LIMIT_PARAMETERS, 'model_limits': LIMIT_PARAMETERS,
+          'friction': ('friction_file',)}
 
 
 def check_gains(name, values, n=None):
@@ -182,6 +184,14 @@ def check_own_parameters(values, n=None):
 def worst(values):
     """Return the value of largest magnitude of ``values``."""
     return values[int(np.argmax(np.abs(values)))]
+
+
+def finite(tau):
+    """Return ``tau``; ArithmeticError if a value is NaN or infinite."""
+    # One dot product; the exact test only if it overflowed or is NaN.
+    if not math.isfinite(tau.dot(tau)) and not np.isfinite(tau).all():
+        raise ArithmeticError('torques are not finite (%s)' % quote(tau))
+    return tau
 
 
 def limits_text(name, value, limit):
@@ -327,14 +337,30 @@ class InverseDynamicsNode(Node):
             return efforts
         clipped, mask = saturate(efforts, limits)
         if np.count_nonzero(mask):
-            values = efforts.reshape(-1, efforts.shape[-1])
-            # A warning per clipped joint, throttled; formatted only when
-            # logged (most clips at 1 kHz are not).
-            self.warnings.warn_each(
-                'saturated', mask if mask.ndim == 1 else mask.any(axis=0),
-                lambda j: limits_text(self.joint_names[j],
-                                      worst(values[:, j]), limits[j]))
+            self.warn_saturated(efforts, mask)
         return clipped
+
+    def warn_saturated(self, efforts, mask):
+        """Warn of the joints ``mask`` clipped from ``efforts`` (joints order)."""
+        limits = self.limits()
+        values = efforts.reshape(-1, efforts.shape[-1])
+        # A warning per clipped joint, throttled; formatted only when logged
+        # (most clips at 1 kHz are not).
+        self.warnings.warn_each(
+            'saturated', mask if mask.ndim == 1 else mask.any(axis=0),
+            lambda j: limits_text(self.joint_names[j], worst(values[:, j]),
+                                  limits[j]))
+
+    def model_order_limits(self):
+        """Return ``limits()`` in model order (cached), None: none."""
+        if 'model_limits' not in self.cache:
+            limits = self.limits()
+            if limits is not None:
+                ordered = np.empty(self.model.nq)
+                ordered[self.index] = limits
+                limits = ordered
+            self.cache['model_limits'] = limits
+        return self.cache['model_limits']
 
     def gains(self, name):
         """Return per-joint gains in model order (ValueError: unfit)."""
@@ -431,19 +457,45 @@ class InverseDynamicsNode(Node):
             sec, nanosec = divmod(self.get_clock().now().nanoseconds,
                                   1000000000)
         try:
-            tau = self.torques(sec + 1e-9 * nanosec, state.position,
-                               state.velocity)
+            efforts = self.efforts(sec + 1e-9 * nanosec, state.position,
+                                   state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             reason = 'computation failed: %s' % error
             self.warnings.warn(reason, 'no torques published: %s' % reason)
             return
-        self.publish(tau, sec, nanosec)
+        self.publish(efforts, sec, nanosec)
 
     def reference(self, time):
         """Return the desired q, qd and qdd at ``time`` in model order."""
         if self.trajectory is not None:
             return sample(self.trajectory, time)
         return self.held
+
+    def efforts(self, time, q, qd):
+        """
+        Return the efforts to publish: joints order, saturated, finite.
+
+        Computed torque on a plain model without friction (the 1 kHz case)
+        is one compiled call with the saturation
+        (``saturated_computed_torque``); every other case is ``torques``,
+        then ``saturated``.
+        """
+        limits = self.model_order_limits()
+        if limits is None or self.mode() != 'computed_torque' or \
+                self.friction() is not None:
+            tau = self.torques(time, q, qd)
+            return self.saturated(tau if self.in_order else tau[self.index])
+        tau, clipped, count = saturated_computed_torque(
+            self.model, q, qd, *self.reference(time), self.gains('kp'),
+            self.gains('kd'), limits)
+        finite(clipped)
+        if self.in_order:
+            ordered = clipped
+        else:
+            ordered, tau = clipped[self.index], tau[self.index]
+        if count:
+            self.warn_saturated(tau, ordered != tau)
+        return ordered
 
     def torques(self, time, q, qd):
         """Return tau (model order) for the current mode (else ValueError)."""
@@ -461,14 +513,10 @@ class InverseDynamicsNode(Node):
         if friction is not None:
             rate = desired[1] if mode == 'inverse_dynamics' else qd
             tau = tau + friction.torque(rate, offset=False)
-        # One dot product; the exact test only if it overflowed or is NaN.
-        if not math.isfinite(tau.dot(tau)) and not np.isfinite(tau).all():
-            raise ArithmeticError('torques are not finite (%s)' % quote(tau))
-        return tau
+        return finite(tau)
 
-    def publish(self, tau, sec, nanosec):
-        """Publish model-order ``tau`` in joints order on both topics."""
-        ordered = self.saturated(tau if self.in_order else tau[self.index])
+    def publish(self, ordered, sec, nanosec):
+        """Publish efforts (joints order, saturated) on both topics."""
         # Serialized outputs: two buffer copies, no Python message built.
         if self.effort_output is not None:
             self.effort_publisher.publish(
