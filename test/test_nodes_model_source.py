@@ -36,10 +36,11 @@ from ros_harness import all_finite, finish, NodeProcess, \
     reserve_domain_id, RosTester
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
+from std_msgs.msg import Float64MultiArray, String
 
 DOMAIN_ID = reserve_domain_id(__name__)
 STARTUP_DOMAIN_ID = reserve_domain_id(__name__)  # nodes that exit at once
+WAITING_DOMAIN_ID = reserve_domain_id(__name__)  # linearization_node
 NAMESPACE = '/arm'
 NODE = 'arm/inverse_dynamics_node'
 LOGGER = 'arm.inverse_dynamics_node'
@@ -104,6 +105,26 @@ def test_waits_for_a_model_without_crashing(ros):
                  action=lambda: ros.states.publish(msg),
                  what='"no model" warning')
     assert not ros.feedforward.messages
+
+
+def test_linearization_inputs_before_a_model_are_dropped_with_a_warning():
+    """joint_states and effort_commands alike: warned, not silently lost."""
+    node = NodeProcess('linearization_node', WAITING_DOMAIN_ID)
+    tester = RosTester(WAITING_DOMAIN_ID)
+    try:
+        commands = tester.publisher(Float64MultiArray, 'effort_commands')
+        states = tester.publisher(JointState, 'joint_states')
+        for topic, publisher, msg in (
+                ('effort_commands', commands,
+                 Float64MultiArray(data=[1.0, 2.0])),
+                ('joint_states', states,
+                 JointState(name=['shoulder'], position=[0.1]))):
+            tester.wait_for(lambda: tester.warnings(
+                'linearization_node', topic + ' ignored: no robot model yet'),
+                action=lambda: publisher.publish(msg),
+                what='"%s ignored" warning' % topic)
+    finally:
+        finish(node, tester)
 
 
 def test_model_from_the_robot_description_topic(ros):

@@ -184,8 +184,8 @@ class LinearizationNode(Node):
 
     def on_command(self, msg):
         """Keep the last valid effort command (joints order -> model)."""
-        if self.model is None:
-            return
+        if self.model is None:   # dropped with a warning (dropping)
+            raise BadInput(NO_MODEL)
         command = message_vector(msg, self.model.nq, 'effort_commands',
                                  self.model.mimic)
         tau = np.empty(self.model.nq)
