@@ -254,7 +254,8 @@ def test_arrays_the_machine_code_entry_would_misread(puma):
     # The damping is the kernel's input too: a list assigned to the model.
     damped = model.copy(damping=np.full(model.nq, 2.0))
     A, B = dr.linearize(damped, q, qd, tau)
-    for odd in ([2] * model.nq, np.full(model.nq, 2, dtype=np.int64)):
+    for odd in ([2] * model.nq, np.full(model.nq, 2, dtype=np.int64),
+                np.full((1, model.nq), 2.0)):
         damped.damping = odd
         for call in ('packs the model', 'finds it packed'):
             assert_close(dr.linearize(damped, q, qd, tau)[0], A,

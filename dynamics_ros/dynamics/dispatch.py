@@ -110,9 +110,8 @@ class Operation:
         7-joint inverse dynamics.  It falls back to ``function`` for
         anything else.
         """
-        if self.inverts_inertia and not self.forces:
-            run = hot_path_3_inverting(self, function)
-        elif (len(self.arguments), self.forces) in ONE_STATE_CALLS and \
+        if self.inverts_inertia and not self.forces or \
+                (len(self.arguments), self.forces) in ONE_STATE_CALLS and \
                 len(self.results) == 1:
             run = hot_path(self, function)
         elif (len(self.arguments), self.forces) == (3, True):
@@ -160,19 +159,19 @@ def evaluate(operation, model, arrays, f_ext=None, out=None):
 # dictionary look-up per call); the public functions' own signatures make
 # it keyword-only.
 HOT_PATH = """
-def run(model, {arrays}{options}):
+def run(model, {parameters}):
     if single is not None and model.__class__ is RobotModel and \\
-            {plain}out is None and ndarray is {classes} and \\
+            {plain}ndarray is {classes} and \\
             FLOAT64 is {dtypes} and {dimensions} == 1:
         try:
             table, work, n = model._packed_model
         except (AttributeError, TypeError):  # not packed yet
             pass
         else:
-            result = empty({shape})
-            if not single(table, work, {arrays}{inputs}, result):
-                return result
-    return function(model, {arrays}{passed}, out=out)
+            {allocate}
+            if not single(table, work, {kernel_arguments}):
+                return {results}
+    return function(model, {arrays}, {passed})
 """
 FLOAT64 = np.dtype(np.float64)
 # (number of per-joint arguments, forces) of the operations that have one.
@@ -186,22 +185,47 @@ def hot_path(operation, function):
     Its ``single`` is None until the first call through ``dispatch`` loads
     the kernel (and stays None for a numpy-only operation or while the
     compiled path is off).  An operation that inverts M takes the hot path
-    only for a model already known to have no massless joint.
+    only for a model already known to have no massless joint.  Two kinds:
+    one vector or (nq, nq) matrix of one to three per-joint arguments (and
+    no f_ext), and ``linearize``: (A, B) of (q, qd, tau) without ``dt``,
+    its kernel taking the joint damping after the (no) wrenches, checked
+    as the arguments are.
     """
-    names = ('a', 'b', 'c')[:len(operation.arguments)]
+    names = ['a', 'b', 'c'][:len(operation.arguments)]
+    arrays = ', '.join(names)
+    checked = list(names)
+    plain = 'out is None and '
+    if operation.inverts_inertia:
+        plain += 'model.__dict__.get(DERIVED_CACHE) == [] and '
+    if operation.forces:
+        fields = dict(parameters=arrays + ', f_ext=None, out=None',
+                      passed='f_ext, out=out')
+        plain = 'f_ext is None and ' + plain
+    else:
+        fields = dict(parameters=arrays + ', out=None', passed='out=out')
+    if len(operation.results) == 1:
+        fields.update(
+            allocate='result = empty(%s)' % (
+                'n' if operation.results == (TORQUE,) else '(n, n)'),
+            kernel_arguments=arrays + (', NO_FORCES' if operation.forces
+                                       else '') + ', result',
+            results='result')
+    else:   # linearize
+        checked.append('model.damping')
+        plain = 'dt is None and ' + plain
+        fields.update(
+            parameters=arrays + ', dt=None, out=None',
+            passed='dt, out=out',
+            allocate='A = empty((2 * n, 2 * n))\n            '
+                     'B = empty((2 * n, n))',
+            kernel_arguments=arrays + ', NO_FORCES, model.damping, A, B',
+            results='A, B')
     source = HOT_PATH.format(
-        arrays=', '.join(names),
-        options=', f_ext=None, out=None' if operation.forces else
-        ', out=None',
-        plain=('f_ext is None and ' if operation.forces else '') + (
-            'model.__dict__.get(DERIVED_CACHE) == [] and '
-            if operation.inverts_inertia else ''),
-        classes=' is '.join(name + '.__class__' for name in names),
-        dtypes=' is '.join(name + '.dtype' for name in names),
-        dimensions=' == '.join(name + '.ndim' for name in names),
-        shape='n' if operation.results == (TORQUE,) else '(n, n)',
-        inputs=', NO_FORCES' if operation.forces else '',
-        passed=', f_ext' if operation.forces else '')
+        arrays=arrays, plain=plain,
+        classes=' is '.join(name + '.__class__' for name in checked),
+        dtypes=' is '.join(name + '.dtype' for name in checked),
+        dimensions=' == '.join(name + '.ndim' for name in checked),
+        **fields)
     operation.hot_scope = dict(
         single=None, function=function, empty=np.empty, ndarray=ndarray,
         FLOAT64=FLOAT64, RobotModel=RobotModel, DERIVED_CACHE=DERIVED_CACHE,
@@ -209,38 +233,6 @@ def hot_path(operation, function):
     exec(compile(source, '<hot path of %s>' % function.__name__, 'exec'),
          operation.hot_scope)
     return operation.hot_scope['run']
-
-
-def hot_path_3_inverting(operation, function):
-    """
-    Hot path of (q, qd, tau) that inverts M, with options after them.
-
-    Only a call without the options (``linearize`` without ``dt`` or
-    ``out``) is inlined, written out as the template's: the kernel gives
-    the continuous (A, B) and takes the joint damping after the (no)
-    wrenches, checked here as the arguments are.
-    """
-    def run(model, a, b, c, dt=None, out=None):
-        single = operation.single
-        if single is not None and model.__class__ is RobotModel and \
-                dt is None and out is None and fast.ENABLED and \
-                model.__dict__.get(DERIVED_CACHE) == [] and \
-                ndarray is a.__class__ is b.__class__ is c.__class__ is \
-                model.damping.__class__ and FLOAT64 is a.dtype is b.dtype \
-                is c.dtype is model.damping.dtype and \
-                a.ndim == b.ndim == c.ndim == 1:
-            try:
-                table, work, n = model._packed_model
-            except (AttributeError, TypeError):  # not packed yet
-                pass
-            else:
-                A = np.empty((2 * n, 2 * n))
-                B = np.empty((2 * n, n))
-                if not single(table, work, a, b, c, NO_FORCES, model.damping,
-                              A, B):
-                    return A, B
-        return function(model, a, b, c, dt, out=out)
-    return run
 
 
 def hot_path_3_results(operation, function):

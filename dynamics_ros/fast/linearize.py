@@ -127,8 +127,9 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
 def damping(model):
     """Return the joint damping as the kernels take it, after no wrenches."""
     value = model.damping
-    if value.__class__ is not ndarray or value.dtype != np.float64:
-        value = np.asarray(value, dtype=float)
+    if value.__class__ is not ndarray or value.dtype != np.float64 or \
+            value.ndim != 1:   # as RobotModel shapes it: (nq,)
+        value = np.asarray(value, dtype=float).reshape(model.nq)
     return NO_FORCES, value
 
 
