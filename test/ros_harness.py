@@ -341,6 +341,23 @@ def linearization_topics(tester):
     return tester
 
 
+def simulator_topics(tester, *modes, namespace=''):
+    """
+    Give ``tester`` simulator_node's command publishers and joint_states.
+
+    ``tester.<mode>`` publishes on ``<mode>_controller/commands`` for each
+    of ``modes`` (effort, position, velocity, voltage); ``tester.states``
+    collects ``joint_states``; the names are relative to ``namespace``.
+    """
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    for mode in modes:
+        setattr(tester, mode, tester.publisher(
+            Float64MultiArray, '%s%s_controller/commands' % (namespace, mode)))
+    tester.states = tester.collector(JointState, namespace + 'joint_states')
+    return tester
+
+
 def stamp_of(msg):
     """Return a message's header stamp in seconds."""
     return to_seconds(msg.header.stamp)

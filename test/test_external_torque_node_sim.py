@@ -39,7 +39,7 @@ import pinocchio as pin
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_harness import all_finite, NodeProcess, reserve_domain_id, \
-    RosTester
+    RosTester, simulator_topics
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, Float64MultiArray
 
@@ -95,19 +95,17 @@ def ros():
             'robot_description': XML, 'gravity': NO_GRAVITY, 'gain': GAIN,
             'thresholds': THRESHOLD, 'link': LINK})]
     tester = RosTester(DOMAIN_ID)
-    tester.hold = tester.publisher(Float64MultiArray,
-                                   'position_controller/commands')
+    simulator_topics(tester, 'position')
     tester.push = tester.publisher(WrenchStamped,
                                    '/simulator_node/external_wrench')
-    tester.states = tester.collector(JointState, 'joint_states')
     tester.torques = tester.collector(JointState, 'external_torques')
     tester.wrenches = tester.collector(WrenchStamped, 'external_wrench')
     tester.collisions = tester.collector(Bool, 'collision', LATCHED)
     tester.wait_for(lambda: tester.torques.messages, timeout=180.0,
                     what='the first external torques')
-    tester.wait_for_subscriber(tester.hold)
+    tester.wait_for_subscriber(tester.position)
     tester.wait_for_subscriber(tester.push)
-    tester.hold.publish(Float64MultiArray(data=Q0))
+    tester.position.publish(Float64MultiArray(data=Q0))
     tester.spin(1.0)   # the PID settles: no collision before the push
     yield tester
     alive = [node.alive() for node in nodes]

@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 from rclpy.parameter import Parameter
 from ros_harness import all_finite, finish, NodeProcess, reorder, \
-    reserve_domain_id, RosTester, stamp_of
+    reserve_domain_id, RosTester, simulator_topics, stamp_of
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -70,13 +70,7 @@ def ros():
         'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
-    tester.voltage = tester.publisher(Float64MultiArray,
-                                      '/voltage_controller/commands')
-    tester.effort = tester.publisher(Float64MultiArray,
-                                     '/effort_controller/commands')
-    tester.position = tester.publisher(Float64MultiArray,
-                                       '/position_controller/commands')
-    tester.states = tester.collector(JointState, '/joint_states')
+    simulator_topics(tester, 'voltage', 'effort', 'position', namespace='/')
     tester.currents = tester.collector(JointState, '/motor_currents')
     tester.wait_for(lambda: tester.currents.messages, timeout=180.0,
                     what='the first motor_currents')

@@ -32,7 +32,7 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
 from ros_harness import finish, NodeProcess, reorder, reserve_domain_id, \
-    RosTester, stamp_of
+    RosTester, simulator_topics, stamp_of
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -71,9 +71,7 @@ def ros():
         'initial_positions': [INITIAL[name] for name in JOINTS]})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
-    tester.effort = tester.publisher(Float64MultiArray,
-                                     '/effort_controller/commands')
-    tester.states = tester.collector(JointState, '/joint_states')
+    simulator_topics(tester, 'effort', namespace='/')
     tester.flexible = tester.collector(JointState, '/flexible_state')
     tester.reset_client = tester.node.create_client(Trigger,
                                                     '/%s/reset' % NODE)
