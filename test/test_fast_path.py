@@ -175,6 +175,43 @@ def test_batch_equals_single_calls_and_broadcasts(puma):
     assert np.abs(tau_batch[0] - tau_batch[1]).max() > 1e-3
 
 
+@pytest.mark.parametrize('numbering', ['depth-first', 'breadth-first'])
+def test_interleaved_batches_equal_single_calls(numbering):
+    """
+    Batches that interleave states (``fast/lanes.py``) are the single calls.
+
+    Inverse dynamics, bias and gravity batches run LANES states step by
+    step: each state has its own work rows and base row.  A tree with
+    prismatic joints and armature, numbered two ways (parents before or
+    far from their children), and more states than two blocks hold, the
+    last one partly filled; per-state and shared wrenches.
+    """
+    from dynamics_ros.fast.lanes import LANES
+    model = dr.load_urdf(dict(generated_robots())['tree_mixed'])
+    model = model.copy(armature=np.linspace(0.1, 0.4, model.nq))
+    if numbering == 'breadth-first':
+        model = breadth_first(model)[1]
+    count = 2 * LANES + 5
+    q, qd, qdd, _, f_ext = random_batch(model, 8, count=count)
+    tau = dr.inverse_dynamics(model, q, qd, qdd, f_ext)
+    tau_shared = dr.inverse_dynamics(model, q, qd, qdd, f_ext[3])
+    h = dr.bias_forces(model, q, qd)
+    g = dr.gravity_torques(model, q)
+    for k in range(count):
+        assert_close(tau[k], dr.inverse_dynamics(model, q[k], qd[k], qdd[k],
+                                                 f_ext[k]),
+                     rtol=1e-14, what='tau state %d' % k)
+        assert_close(tau_shared[k], dr.inverse_dynamics(
+            model, q[k], qd[k], qdd[k], f_ext[3]), rtol=1e-14,
+            what='tau shared wrenches state %d' % k)
+        assert_close(h[k], dr.bias_forces(model, q[k], qd[k]), rtol=1e-14,
+                     what='h state %d' % k)
+        assert_close(g[k], dr.gravity_torques(model, q[k]), rtol=1e-14,
+                     what='g state %d' % k)
+    # The states differ, so a mixed-up lane could not pass unseen.
+    assert np.abs(np.diff(g, axis=0)).min(axis=0).max() > 1e-6
+
+
 def test_batch_shapes(puma):
     """(N, nq) in, (N, nq) or (N, nq, nq) out, for N = 0, 1 and more."""
     model, (q, qd, qdd, tau, _) = puma

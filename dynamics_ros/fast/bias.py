@@ -20,18 +20,68 @@ Turney et al.'s (1980) "strobing" of Newton-Euler, as in
 For g the recursion shrinks to 3-D vectors (``gravity_sample``).
 """
 
+import numpy as np
+
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
+from .lanes import lane_rows, LANES, lanes_work, parent_row, \
+    store_joint_angles, stored_joint_frame
 from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT, \
     work_columns
-from .rnea import rnea_sample
-from .spatial import joint_frame, store
+from .rnea import rnea_lanes, rnea_sample
+from .spatial import store
 from .wrapper import BAD_SHAPES, DONE, Entry
 
-# Columns of a work row: joint frame, gravity in the body frame, then mass
-# and first moment of the subtree.
-FRAME, GAMMA, SUBTREE_MASS, SUBTREE_MOMENT = work_columns(
-    'bias', FRAME=12, GAMMA=3, SUBTREE_MASS=1, SUBTREE_MOMENT=3)
+# Columns of a work row: joint frame, gravity in the body frame, mass and
+# first moment of the subtree, and the sine and cosine of the joint angle.
+FRAME, GAMMA, SUBTREE_MASS, SUBTREE_MOMENT, ANGLE = work_columns(
+    'bias', FRAME=12, GAMMA=3, SUBTREE_MASS=1, SUBTREE_MOMENT=3, ANGLE=2)
+
+
+@compiled(inline=True)
+def store_base_gravity(table, work, base):
+    """Write the gravity vector into the base's row ``base``."""
+    n = table.shape[0] - 1
+    for k in range(3):
+        work[base, GAMMA + k] = table[n, GRAVITY + k]
+
+
+@compiled(inline=True)
+def gravity_outward(table, work, first, i, qi):
+    """Write body i's X, gamma_i = R^T gamma_parent, and its own m, h."""
+    row = first + i
+    p = parent_row(table, first, i)
+    X = stored_joint_frame(table, work, row, i, qi, ANGLE)
+    store(work, row, FRAME, X)
+    y0, y1, y2 = work[p, GAMMA], work[p, GAMMA + 1], work[p, GAMMA + 2]
+    for c in range(3):
+        work[row, GAMMA + c] = X[c] * y0 + X[3 + c] * y1 + X[6 + c] * y2
+    for k in range(4):
+        work[row, SUBTREE_MASS + k] = table[i, MASS + k]
+
+
+@compiled(inline=True)
+def gravity_inward(table, work, first, i):
+    """Return g_i = S_i . F_i; add the subtree's m and h to the parent's."""
+    row = first + i
+    y0, y1, y2 = work[row, GAMMA], work[row, GAMMA + 1], work[row, GAMMA + 2]
+    m = work[row, SUBTREE_MASS]
+    h0 = work[row, SUBTREE_MOMENT]
+    h1 = work[row, SUBTREE_MOMENT + 1]
+    h2 = work[row, SUBTREE_MOMENT + 2]
+    if int(table[i, PARENT]) >= 0:
+        p = parent_row(table, first, i)
+        work[p, SUBTREE_MASS] += m
+        for r in range(3):
+            work[p, SUBTREE_MOMENT + r] += (
+                work[row, FRAME + 3 * r] * h0
+                + work[row, FRAME + 3 * r + 1] * h1
+                + work[row, FRAME + 3 * r + 2] * h2
+                + m * work[row, FRAME + 9 + r])
+    # S = e_z (axis frames): the z components.
+    if table[i, IS_PRISMATIC] != 0.0:
+        return -m * y2 * table[i, JOINT_SCALE]
+    return y0 * h1 - y1 * h0
 
 
 @compiled
@@ -48,36 +98,13 @@ def gravity_sample(table, q, g, work):
     R^T gamma_parent), m and h inward (h_parent += R h + m p).
     """
     n = q.shape[0]
-    for k in range(3):
-        work[-1, GAMMA + k] = table[n, GRAVITY + k]  # the base
+    store_base_gravity(table, work, work.shape[0] - 1)
     for i in range(n):
-        p = int(table[i, PARENT])
-        X = joint_frame(table, i, q[i])
-        store(work, i, FRAME, X)
-        y0, y1, y2 = work[p, GAMMA], work[p, GAMMA + 1], work[p, GAMMA + 2]
-        for c in range(3):
-            work[i, GAMMA + c] = X[c] * y0 + X[3 + c] * y1 + X[6 + c] * y2
-        for k in range(4):
-            work[i, SUBTREE_MASS + k] = table[i, MASS + k]
+        store_joint_angles(table, work, i, i, q[i], ANGLE)
+    for i in range(n):
+        gravity_outward(table, work, 0, i, q[i])
     for i in range(n - 1, -1, -1):
-        y0, y1, y2 = work[i, GAMMA], work[i, GAMMA + 1], work[i, GAMMA + 2]
-        m = work[i, SUBTREE_MASS]
-        h0 = work[i, SUBTREE_MOMENT]
-        h1 = work[i, SUBTREE_MOMENT + 1]
-        h2 = work[i, SUBTREE_MOMENT + 2]
-        # S = e_z (axis frames): the z components.
-        if table[i, IS_PRISMATIC] != 0.0:
-            g[i] = -m * y2 * table[i, JOINT_SCALE]
-        else:
-            g[i] = y0 * h1 - y1 * h0
-        p = int(table[i, PARENT])
-        if p < 0:
-            continue
-        work[p, SUBTREE_MASS] += m
-        for r in range(3):
-            work[p, SUBTREE_MOMENT + r] += (
-                work[i, FRAME + 3 * r] * h0 + work[i, FRAME + 3 * r + 1] * h1
-                + work[i, FRAME + 3 * r + 2] * h2 + m * work[i, FRAME + 9 + r])
+        g[i] = gravity_inward(table, work, 0, i)
 
 
 @kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, VECTOR)
@@ -92,9 +119,25 @@ def gravity_kernel(table, work, q, g):
 
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, MATRIX)
 def gravity_batch(table, work, q, g):
-    """Write g(q) of N states (rows of q) into ``g``."""
-    for k in range(q.shape[0]):
-        gravity_sample(table, q[k], g[k], work)
+    """Write g(q) of N states (rows of q), interleaved (``lanes``)."""
+    n = q.shape[1]
+    work = lanes_work(n)
+    for lane in range(LANES):
+        store_base_gravity(table, work, lane_rows(n, lane) + n + 1)
+    for start in range(0, q.shape[0], LANES):
+        count = min(LANES, q.shape[0] - start)
+        for i in range(n):
+            for lane in range(count):
+                store_joint_angles(table, work, lane_rows(n, lane) + i, i,
+                                   q[start + lane, i], ANGLE)
+        for i in range(n):
+            for lane in range(count):
+                gravity_outward(table, work, lane_rows(n, lane), i,
+                                q[start + lane, i])
+        for i in range(n - 1, -1, -1):
+            for lane in range(count):
+                g[start + lane, i] = gravity_inward(table, work,
+                                                    lane_rows(n, lane), i)
     return -1
 
 
@@ -112,8 +155,7 @@ def bias_kernel(table, work, q, qd, h):
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, MATRIX)
 def bias_batch(table, work, q, qd, h):
     """Write h(q, qd) of N states into ``h``."""
-    for k in range(q.shape[0]):
-        rnea_sample(table, q[k], qd[k], q[k, :0], table[:0], h[k], work)
+    rnea_lanes(table, q, qd, q[:, :0], np.zeros((1, 0, 6)), h)
     return -1
 
 

@@ -131,20 +131,48 @@ def dot(a, b):
 
 
 @compiled(inline=True)
-def store_base_motion(table, work, velocity, acceleration):
+def store_base_motion(table, work, velocity, acceleration, base=-1):
     """
     Write the fixed base's v = 0 and a = -g in its work row (the last).
 
     Gravity enters as an upward acceleration of the base (Turney et al.'s
     "elevator"), so no body needs a gravity term; the root bodies' parent
-    index -1 finds this row.
+    index -1 finds this row.  ``base`` is another state's base row in a
+    batch's work (``lanes``).
     """
     n = table.shape[0] - 1
-    base = work.shape[0] - 1
     store(work, base, velocity, ZERO)
     store(work, base, acceleration, (0.0, 0.0, 0.0, -table[n, GRAVITY],
                                      -table[n, GRAVITY + 1],
                                      -table[n, GRAVITY + 2]))
+
+
+@compiled(inline=True)
+def sliding_frame(table, i, qi):
+    """Return X of prismatic body i: R = R0, p = p0 + R0 e_z scale qi."""
+    r = ORIGIN_ROTATION
+    t = ORIGIN_TRANSLATION
+    slide = table[i, JOINT_SCALE] * qi
+    return (table[i, r], table[i, r + 1], table[i, r + 2],
+            table[i, r + 3], table[i, r + 4], table[i, r + 5],
+            table[i, r + 6], table[i, r + 7], table[i, r + 8],
+            table[i, t] + table[i, r + 2] * slide,
+            table[i, t + 1] + table[i, r + 5] * slide,
+            table[i, t + 2] + table[i, r + 8] * slide)
+
+
+@compiled(inline=True)
+def turning_frame(table, i, s, c):
+    """Return X of revolute body i turned by an angle of sine s, cosine c."""
+    r = ORIGIN_ROTATION
+    t = ORIGIN_TRANSLATION
+    a0, b0 = table[i, r], table[i, r + 1]
+    a1, b1 = table[i, r + 3], table[i, r + 4]
+    a2, b2 = table[i, r + 6], table[i, r + 7]
+    return (a0 * c + b0 * s, b0 * c - a0 * s, table[i, r + 2],
+            a1 * c + b1 * s, b1 * c - a1 * s, table[i, r + 5],
+            a2 * c + b2 * s, b2 * c - a2 * s, table[i, r + 8],
+            table[i, t], table[i, t + 1], table[i, t + 2])
 
 
 @compiled(inline=True)
@@ -155,25 +183,9 @@ def joint_frame(table, i, qi):
     Revolute: R = R0 Rot_z(qi), p = p0.  Prismatic: R = R0,
     p = p0 + R0 e_z scale qi.
     """
-    r = ORIGIN_ROTATION
-    t = ORIGIN_TRANSLATION
     if table[i, IS_PRISMATIC] != 0.0:
-        slide = table[i, JOINT_SCALE] * qi
-        return (table[i, r], table[i, r + 1], table[i, r + 2],
-                table[i, r + 3], table[i, r + 4], table[i, r + 5],
-                table[i, r + 6], table[i, r + 7], table[i, r + 8],
-                table[i, t] + table[i, r + 2] * slide,
-                table[i, t + 1] + table[i, r + 5] * slide,
-                table[i, t + 2] + table[i, r + 8] * slide)
-    s = np.sin(qi)
-    c = np.cos(qi)
-    a0, b0 = table[i, r], table[i, r + 1]
-    a1, b1 = table[i, r + 3], table[i, r + 4]
-    a2, b2 = table[i, r + 6], table[i, r + 7]
-    return (a0 * c + b0 * s, b0 * c - a0 * s, table[i, r + 2],
-            a1 * c + b1 * s, b1 * c - a1 * s, table[i, r + 5],
-            a2 * c + b2 * s, b2 * c - a2 * s, table[i, r + 8],
-            table[i, t], table[i, t + 1], table[i, t + 2])
+        return sliding_frame(table, i, qi)
+    return turning_frame(table, i, np.sin(qi), np.cos(qi))
 
 
 @compiled(inline=True)
@@ -286,6 +298,13 @@ def body_wrench(f_ext, table, i):
          table[i, q + 8])
     return (transpose_times(Q, f_ext[i, 0], f_ext[i, 1], f_ext[i, 2])
             + transpose_times(Q, f_ext[i, 3], f_ext[i, 4], f_ext[i, 5]))
+
+
+@compiled(inline=True)
+def subtract_wrench(table, i, wrenches, work, row, column):
+    """Subtract body i's external wrench (row i of ``wrenches``) there."""
+    store(work, row, column, subtract(load6(work, row, column),
+                                      body_wrench(wrenches, table, i)))
 
 
 @compiled(inline=True)

@@ -191,7 +191,8 @@ def state_wrench(f_ext, k):
     return f_ext[min(k, f_ext.shape[0] - 1)]
 
 
-def sample_entry(name, sample, arguments, results, scratch=None):
+def sample_entry(name, sample, arguments, results, scratch=None,
+                 lanes=None):
     """
     Return the Entry of three per-joint arguments and f_ext, from a sample.
 
@@ -201,7 +202,9 @@ def sample_entry(name, sample, arguments, results, scratch=None):
     scratch(nq))``, True, or False if the mass matrix is not positive
     definite.  The one-state kernel checks every shape and calls the
     sample once; the batch kernel calls it per state (the scratch made
-    once).  ``name`` names the kernels, and so their files in numba's disk
+    once), or, given ``lanes(table, a, b, c, f_ext, result)`` (one
+    vector result), runs that on the whole batch (``fast/lanes.py``).
+    ``name`` names the kernels, and so their files in numba's disk
     cache.  The arguments are passed one by one, not as ``*args``: numba
     counts references to arrays gathered in a tuple (4 % of a batch of
     inverse dynamics).
@@ -219,6 +222,9 @@ def sample_entry(name, sample, arguments, results, scratch=None):
             return DONE
 
         def batch(table, work, a, b, c, f_ext, r):
+            if lanes is not None:
+                lanes(table, a, b, c, f_ext, r)
+                return -1
             for k in range(a.shape[0]):
                 sample(table, a[k], b[k], c[k], state_wrench(f_ext, k), r[k],
                        work)

@@ -1,0 +1,91 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+Batches run as interleaved states ("lanes"), the recursions written once.
+
+One state's recursion is a chain of dependent steps: body i needs its
+parent's velocity, the parent its own, and so on, so the processor mostly
+waits for the result of the step before.  A batch kernel therefore runs
+each step for ``LANES`` states before it goes on to the next body: the
+states' steps do not depend on each other, and the processor overlaps
+them.  Inverse dynamics, bias and gravity batches run so
+(``benchmarks/results.md`` has the figures).  Written the same way, CRBA
+and ABA measured slower, one state and batches alike, so their batches
+still run one state after another.
+
+So that the one-state kernel and the batch kernel share every line of the
+algorithm, a kernel module writes its recursion as steps over one body of
+one state, ``step(table, work, first, i, ...)``: the state's work rows
+begin at row ``first`` of ``work``.  One state runs them with ``first =
+0`` on the model's work array; a batch on ``lanes_work``, where the rows
+of lane k begin at k (nq + 2).  Each lane has the layout of the one-state
+work array: a row per body, a per-call row, then the fixed base.
+
+The joints' sines and cosines are computed in a pass of their own before
+the recursion (``store_joint_angles``): a call to ``sin`` in the middle
+of a step makes the compiler save and reload every number it holds in a
+register around the call.
+"""
+
+import numpy as np
+
+from .compiler import compiled
+from .packing import IS_PRISMATIC, PARENT, WORK_COLUMNS
+from .spatial import sliding_frame, turning_frame
+
+# States interleaved by a batch kernel: more hide the steps' latencies
+# better until their work rows no longer fit the first-level cache.
+LANES = 16
+
+
+@compiled(inline=True)
+def lanes_work(n):
+    """Return the work rows of ``LANES`` states of an nq = n model."""
+    return np.empty((LANES * (n + 2), WORK_COLUMNS))
+
+
+@compiled(inline=True)
+def lane_rows(n, lane):
+    """Return the first work row of ``lane``."""
+    return lane * (n + 2)
+
+
+@compiled(inline=True)
+def parent_row(table, first, i):
+    """
+    Return the work row of body i's parent, the base's for a root body.
+
+    ``table`` has nq + 1 rows, so its row count is the base's row in a
+    state's work rows (nq + 1: after the bodies and the per-call row).
+    """
+    p = int(table[i, PARENT])
+    return first + (p if p >= 0 else table.shape[0])
+
+
+@compiled(inline=True)
+def store_joint_angles(table, work, row, i, qi, column):
+    """Write sin qi and cos qi of a revolute joint at ``work[row, column]``."""
+    if table[i, IS_PRISMATIC] == 0.0:
+        work[row, column] = np.sin(qi)
+        work[row, column + 1] = np.cos(qi)
+
+
+@compiled(inline=True)
+def stored_joint_frame(table, work, row, i, qi, column):
+    """Return body i's joint frame X, its angle's sine and cosine stored."""
+    if table[i, IS_PRISMATIC] != 0.0:
+        return sliding_frame(table, i, qi)
+    return turning_frame(table, i, work[row, column], work[row, column + 1])
