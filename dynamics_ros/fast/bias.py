@@ -121,7 +121,7 @@ def gravity_kernel(table, work, q, g):
 def gravity_batch(table, work, q, g):
     """Write g(q) of N states (rows of q), interleaved (``lanes``)."""
     n = q.shape[1]
-    work = lanes_work(n)
+    work = lanes_work(n, ANGLE + 2)
     for lane in range(LANES):
         store_base_gravity(table, work, lane_rows(n, lane) + n + 1)
     for start in range(0, q.shape[0], LANES):

@@ -43,7 +43,7 @@ register around the call.
 import numpy as np
 
 from .compiler import compiled
-from .packing import IS_PRISMATIC, PARENT, WORK_COLUMNS
+from .packing import IS_PRISMATIC, PARENT
 from .spatial import sliding_frame, turning_frame
 
 # States interleaved by a batch kernel: more hide the steps' latencies
@@ -52,9 +52,15 @@ LANES = 16
 
 
 @compiled(inline=True)
-def lanes_work(n):
-    """Return the work rows of ``LANES`` states of an nq = n model."""
-    return np.empty((LANES * (n + 2), WORK_COLUMNS))
+def lanes_work(n, columns):
+    """
+    Return the work rows of ``LANES`` states of an nq = n model.
+
+    Only as many ``columns`` as the kernel's layout has (not
+    WORK_COLUMNS): the rows of all the lanes then stay in the first-level
+    cache for longer chains too.
+    """
+    return np.empty((LANES * (n + 2), columns))
 
 
 @compiled(inline=True)

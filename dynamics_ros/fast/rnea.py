@@ -110,7 +110,7 @@ def rnea_lanes(table, q, qd, qdd, f_ext, tau):
     gather the root bodies' forces and are never read.
     """
     n = q.shape[1]
-    work = lanes_work(n)
+    work = lanes_work(n, ANGLE + 2)
     for lane in range(LANES):
         store_base_motion(table, work, VELOCITY, ACCELERATION,
                           lane_rows(n, lane) + n + 1)
