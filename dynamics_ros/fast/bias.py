@@ -25,7 +25,7 @@ import numpy as np
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
 from .lanes import lane_rows, LANES, lanes_work, parent_row, \
-    store_joint_angles, stored_joint_frame
+    store_block_angles, store_joint_angles, stored_joint_frame
 from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT, \
     work_columns
 from .rnea import rnea_lanes, rnea_sample
@@ -126,10 +126,7 @@ def gravity_batch(table, work, q, g):
         store_base_gravity(table, work, lane_rows(n, lane) + n + 1)
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
-        for i in range(n):
-            for lane in range(count):
-                store_joint_angles(table, work, lane_rows(n, lane) + i, i,
-                                   q[start + lane, i], ANGLE)
+        store_block_angles(table, work, q, start, count, ANGLE)
         for i in range(n):
             for lane in range(count):
                 gravity_outward(table, work, lane_rows(n, lane), i,

@@ -90,6 +90,16 @@ def store_joint_angles(table, work, row, i, qi, column):
 
 
 @compiled(inline=True)
+def store_block_angles(table, work, q, start, count, column):
+    """Store the joint angles' sines and cosines of states start.. + count."""
+    n = q.shape[1]
+    for i in range(n):
+        for lane in range(count):
+            store_joint_angles(table, work, lane_rows(n, lane) + i, i,
+                               q[start + lane, i], column)
+
+
+@compiled(inline=True)
 def stored_joint_frame(table, work, row, i, qi, column):
     """Return body i's joint frame X, its angle's sine and cosine stored."""
     if table[i, IS_PRISMATIC] != 0.0:

@@ -25,7 +25,7 @@ root bodies.
 
 from .compiler import compiled
 from .lanes import lane_rows, LANES, lanes_work, parent_row, \
-    store_joint_angles, stored_joint_frame
+    store_block_angles, store_joint_angles, stored_joint_frame
 from .packing import ARMATURE, work_columns
 from .spatial import add, body_inertia_times, force_cross, \
     force_to_parent, joint_component, joint_motion, load12, load6, \
@@ -117,10 +117,7 @@ def rnea_lanes(table, q, qd, qdd, f_ext, tau):
     accelerating = qdd.shape[1] > 0
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
-        for i in range(n):
-            for lane in range(count):
-                store_joint_angles(table, work, lane_rows(n, lane) + i, i,
-                                   q[start + lane, i], ANGLE)
+        store_block_angles(table, work, q, start, count, ANGLE)
         for i in range(n):
             for lane in range(count):
                 k = start + lane
