@@ -24,8 +24,8 @@ import numpy as np
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
-from .lanes import lane_rows, LANES, lanes_work, parent_row, \
-    store_block_angles, store_joint_angles, stored_joint_frame
+from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
+    parent_row, store_block_angles, store_joint_angles, stored_joint_frame
 from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT, \
     work_columns
 from .rnea import rnea_lanes, rnea_sample
@@ -122,11 +122,12 @@ def gravity_batch(table, work, q, g):
     """Write g(q) of N states (rows of q), interleaved (``lanes``)."""
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
+    angles = angle_buffers(n)
     for lane in range(LANES):
         store_base_gravity(table, work, lane_rows(n, lane) + n + 1)
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE)
+        store_block_angles(table, work, q, start, count, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
                 gravity_outward(table, work, lane_rows(n, lane), i,

@@ -37,13 +37,17 @@ work array: a row per body, a per-call row, then the fixed base.
 The joints' sines and cosines are computed in a pass of their own before
 the recursion (``store_joint_angles``): a call to ``sin`` in the middle
 of a step makes the compiler save and reload every number it holds in a
-register around the call.
+register around the call.  A batch computes those of a whole block in one
+vector loop (``store_block_angles``, ``sincos``); they then differ from
+the C library's in the last bits, so a batch's row differs from the one
+state's result by round-off.
 """
 
 import numpy as np
 
 from .compiler import compiled
 from .packing import IS_PRISMATIC, PARENT
+from .sincos import sines_and_cosines
 from .spatial import sliding_frame, turning_frame
 
 # States interleaved by a batch kernel: more hide the steps' latencies
@@ -90,13 +94,32 @@ def store_joint_angles(table, work, row, i, qi, column):
 
 
 @compiled(inline=True)
-def store_block_angles(table, work, q, start, count, column):
-    """Store the joint angles' sines and cosines of states start.. + count."""
+def angle_buffers(n):
+    """Return scratch for ``store_block_angles``: angles, sines, cosines."""
+    return (np.empty(LANES * n), np.empty(LANES * n), np.empty(LANES * n))
+
+
+@compiled(inline=True)
+def store_block_angles(table, work, q, start, count, column, buffers):
+    """
+    Store the joint angles' sines and cosines of states start.. + count.
+
+    All at once (``sincos``): the block's angles are gathered into one
+    vector, the compiler's vector loop takes them four at a time.
+    """
+    angles, sines, cosines = buffers
     n = q.shape[1]
+    size = count * n
+    for lane in range(count):
+        for i in range(n):
+            angles[lane * n + i] = q[start + lane, i]
+    sines_and_cosines(angles[:size], sines[:size], cosines[:size])
     for i in range(n):
-        for lane in range(count):
-            store_joint_angles(table, work, lane_rows(n, lane) + i, i,
-                               q[start + lane, i], column)
+        if table[i, IS_PRISMATIC] == 0.0:
+            for lane in range(count):
+                row = lane_rows(n, lane) + i
+                work[row, column] = sines[lane * n + i]
+                work[row, column + 1] = cosines[lane * n + i]
 
 
 @compiled(inline=True)
