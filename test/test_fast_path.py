@@ -180,8 +180,8 @@ def test_interleaved_batches_equal_single_calls(numbering):
     """
     Batches that interleave states (``fast/lanes.py``) are the single calls.
 
-    Inverse dynamics, bias and gravity batches run LANES states step by
-    step: each state has its own work rows and base row.  A tree with
+    Inverse dynamics, bias, gravity and mass matrix batches run LANES
+    states step by step: each state has its own work rows and base row.  A tree with
     prismatic joints and armature, numbered two ways (parents before or
     far from their children), and more states than two blocks hold, the
     last one partly filled; per-state and shared wrenches.
@@ -197,6 +197,7 @@ def test_interleaved_batches_equal_single_calls(numbering):
     tau_shared = dr.inverse_dynamics(model, q, qd, qdd, f_ext[3])
     h = dr.bias_forces(model, q, qd)
     g = dr.gravity_torques(model, q)
+    M = dr.mass_matrix(model, q)
     for k in range(count):
         assert_close(tau[k], dr.inverse_dynamics(model, q[k], qd[k], qdd[k],
                                                  f_ext[k]),
@@ -208,6 +209,8 @@ def test_interleaved_batches_equal_single_calls(numbering):
                      what='h state %d' % k)
         assert_close(g[k], dr.gravity_torques(model, q[k]), rtol=1e-14,
                      what='g state %d' % k)
+        assert_close(M[k], dr.mass_matrix(model, q[k]), rtol=1e-14,
+                     what='M state %d' % k)
     # The states differ, so a mixed-up lane could not pass unseen.
     assert np.abs(np.diff(g, axis=0)).min(axis=0).max() > 1e-6
 

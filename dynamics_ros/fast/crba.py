@@ -27,18 +27,21 @@ import numpy as np
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
+from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
+    store_block_angles, store_joint_angles, stored_joint_frame
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS, work_columns
 from .spatial import column_dot, column_products, dot, inertia_times, \
-    joint_frame, load12, load6, load_column, store, store_column, \
+    load12, load6, load_column, store, store_column, \
     store_rigid_inertia_to_parent
 from .wrapper import BAD_SHAPES, DONE, Entry
 
 # Columns of a work row, all in the root frame: body pose, joint motion S,
 # composite inertia Ic (ten parameters: m, h, Ibar), F = Ic S (the force
-# that moves the composite at unit joint acceleration).
-POSE, JOINT, COMPOSITE, COMPOSITE_FORCE = work_columns(
-    'crba', POSE=12, JOINT=6, COMPOSITE=13, COMPOSITE_FORCE=6)
+# that moves the composite at unit joint acceleration); then the sine and
+# cosine of the joint angle.
+POSE, JOINT, COMPOSITE, COMPOSITE_FORCE, ANGLE = work_columns(
+    'crba', POSE=12, JOINT=6, COMPOSITE=13, COMPOSITE_FORCE=6, ANGLE=2)
 # From this many joints on, a chain's M is filled a row at a time
 # (``chain_mass_matrix``); below, the loop setup costs more than it saves.
 CHAIN_ROWS_FROM = 12
@@ -104,33 +107,43 @@ def chain_mass_matrix(table, columns, M):
         M[j, j] += table[j, ARMATURE]
 
 
-@compiled
-def crba_sample(table, q, M, work, columns):
+@compiled(inline=True)
+def crba_outward(table, work, first, i, qi):
+    """Write body i's root-frame pose, S and own inertia (as a composite)."""
+    row = first + i
+    p = int(table[i, PARENT])
+    X = stored_joint_frame(table, work, row, i, qi, ANGLE)
+    pose = X if p < 0 else compose(load12(work, first + p, POSE), X)
+    store(work, row, POSE, pose)
+    store(work, row, JOINT, root_joint_motion(table, i, pose))
+    store_rigid_inertia_to_parent(pose, table, i, MASS, work, row, COMPOSITE)
+
+
+@compiled(inline=True)
+def crba_inward(table, work, first, i):
+    """Add body i's composite inertia to its parent's; write Ic_i S_i."""
+    row = first + i
+    p = int(table[i, PARENT])
+    if p >= 0:
+        for k in range(13):
+            work[first + p, COMPOSITE + k] += work[row, COMPOSITE + k]
+    store(work, row, COMPOSITE_FORCE,
+          inertia_times(work, row, COMPOSITE, load6(work, row, JOINT)))
+
+
+@compiled(inline=True)
+def fill_mass_matrix(table, work, first, M, columns):
     """
-    Write M(q) (armature on the diagonal) for one state into ``M``.
+    Write M from the state's S and Ic S (work rows from ``first``).
 
     ``columns`` (12, nq) is scratch for a chain (``chain_mass_matrix``).
     """
-    n = q.shape[0]
-    for i in range(n):
-        p = int(table[i, PARENT])
-        X = joint_frame(table, i, q[i])
-        pose = X if p < 0 else compose(load12(work, p, POSE), X)
-        store(work, i, POSE, pose)
-        store(work, i, JOINT, root_joint_motion(table, i, pose))
-        store_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
-                                      COMPOSITE)
-    for i in range(n - 1, -1, -1):
-        p = int(table[i, PARENT])
-        if p >= 0:
-            for k in range(13):
-                work[p, COMPOSITE + k] += work[i, COMPOSITE + k]
-        store(work, i, COMPOSITE_FORCE,
-              inertia_times(work, i, COMPOSITE, load6(work, i, JOINT)))
+    n = M.shape[0]
     if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
         for i in range(n):
-            store_column(columns, 0, i, load6(work, i, JOINT))
-            store_column(columns, 6, i, load6(work, i, COMPOSITE_FORCE))
+            store_column(columns, 0, i, load6(work, first + i, JOINT))
+            store_column(columns, 6, i,
+                         load6(work, first + i, COMPOSITE_FORCE))
         chain_mass_matrix(table, columns, M)
         return
     if table[n, IS_CHAIN] == 0.0:  # else every entry is written below
@@ -140,21 +153,39 @@ def crba_sample(table, q, M, work, columns):
     # M[i, j] = S_i . Ic_j S_j for each body j in the subtree of i.
     if table[n, SUBTREES_CONTIGUOUS] != 0.0:
         for i in range(n):
-            S = load6(work, i, JOINT)
-            M[i, i] = (dot(S, load6(work, i, COMPOSITE_FORCE))
+            S = load6(work, first + i, JOINT)
+            M[i, i] = (dot(S, load6(work, first + i, COMPOSITE_FORCE))
                        + table[i, ARMATURE])
             for j in range(i + 1, int(table[i, SUBTREE_END])):
-                M[i, j] = dot(S, load6(work, j, COMPOSITE_FORCE))
+                M[i, j] = dot(S, load6(work, first + j, COMPOSITE_FORCE))
                 M[j, i] = M[i, j]
         return
     for j in range(n):  # the same, walking up from each body instead
-        force = load6(work, j, COMPOSITE_FORCE)
-        M[j, j] = dot(load6(work, j, JOINT), force) + table[j, ARMATURE]
+        force = load6(work, first + j, COMPOSITE_FORCE)
+        M[j, j] = (dot(load6(work, first + j, JOINT), force)
+                   + table[j, ARMATURE])
         i = int(table[j, PARENT])
         while i >= 0:
-            M[i, j] = dot(load6(work, i, JOINT), force)
+            M[i, j] = dot(load6(work, first + i, JOINT), force)
             M[j, i] = M[i, j]
             i = int(table[i, PARENT])
+
+
+@compiled
+def crba_sample(table, q, M, work, columns):
+    """
+    Write M(q) (armature on the diagonal) for one state into ``M``.
+
+    ``columns`` (12, nq) is scratch for a chain (``chain_mass_matrix``).
+    """
+    n = q.shape[0]
+    for i in range(n):
+        store_joint_angles(table, work, i, i, q[i], ANGLE)
+    for i in range(n):
+        crba_outward(table, work, 0, i, q[i])
+    for i in range(n - 1, -1, -1):
+        crba_inward(table, work, 0, i)
+    fill_mass_matrix(table, work, 0, M, columns)
 
 
 @kernel('int64', MATRIX, MATRIX, INPUT_VECTOR, MATRIX)
@@ -173,10 +204,24 @@ def mass_matrix_kernel(table, work, q, M):
 
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, STACK)
 def mass_matrix_batch(table, work, q, M):
-    """Write M(q) of N states (rows of q) into ``M`` (N, nq, nq)."""
-    columns = np.empty((12, q.shape[1]))
-    for k in range(q.shape[0]):
-        crba_sample(table, q[k], M[k], work, columns)
+    """Write M(q) of N states into ``M`` (N, nq, nq), interleaved."""
+    n = q.shape[1]
+    columns = np.empty((12, n))
+    work = lanes_work(n, ANGLE + 2)
+    angles = angle_buffers(n)
+    for start in range(0, q.shape[0], LANES):
+        count = min(LANES, q.shape[0] - start)
+        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        for i in range(n):
+            for lane in range(count):
+                crba_outward(table, work, lane_rows(n, lane), i,
+                             q[start + lane, i])
+        for i in range(n - 1, -1, -1):
+            for lane in range(count):
+                crba_inward(table, work, lane_rows(n, lane), i)
+        for lane in range(count):
+            fill_mass_matrix(table, work, lane_rows(n, lane),
+                             M[start + lane], columns)
     return -1
 
 

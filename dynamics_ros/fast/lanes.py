@@ -21,10 +21,8 @@ parent's velocity, the parent its own, and so on, so the processor mostly
 waits for the result of the step before.  A batch kernel therefore runs
 each step for ``LANES`` states before it goes on to the next body: the
 states' steps do not depend on each other, and the processor overlaps
-them.  Inverse dynamics, bias and gravity batches run so
-(``benchmarks/results.md`` has the figures).  Written the same way, CRBA
-and ABA measured slower, one state and batches alike, so their batches
-still run one state after another.
+them.  Inverse dynamics, bias, gravity and mass matrix batches run so
+(``benchmarks/results.md`` has the figures).
 
 So that the one-state kernel and the batch kernel share every line of the
 algorithm, a kernel module writes its recursion as steps over one body of
