@@ -180,8 +180,9 @@ def test_interleaved_batches_equal_single_calls(numbering):
     """
     Batches that interleave states (``fast/lanes.py``) are the single calls.
 
-    Inverse dynamics, bias, gravity and mass matrix batches run LANES
-    states step by step: each state has its own work rows and base row.  A tree with
+    Inverse dynamics, bias, gravity, mass matrix and forward dynamics
+    batches run LANES states step by step: each state has its own work
+    rows and base row.  A tree with
     prismatic joints and armature, numbered two ways (parents before or
     far from their children), and more states than two blocks hold, the
     last one partly filled; per-state and shared wrenches.
@@ -192,12 +193,13 @@ def test_interleaved_batches_equal_single_calls(numbering):
     if numbering == 'breadth-first':
         model = breadth_first(model)[1]
     count = 2 * LANES + 5
-    q, qd, qdd, _, f_ext = random_batch(model, 8, count=count)
+    q, qd, qdd, tau, f_ext = random_batch(model, 8, count=count)
     tau = dr.inverse_dynamics(model, q, qd, qdd, f_ext)
     tau_shared = dr.inverse_dynamics(model, q, qd, qdd, f_ext[3])
     h = dr.bias_forces(model, q, qd)
     g = dr.gravity_torques(model, q)
     M = dr.mass_matrix(model, q)
+    qdd_batch = dr.forward_dynamics(model, q, qd, tau, f_ext)
     for k in range(count):
         assert_close(tau[k], dr.inverse_dynamics(model, q[k], qd[k], qdd[k],
                                                  f_ext[k]),
@@ -211,6 +213,9 @@ def test_interleaved_batches_equal_single_calls(numbering):
                      what='g state %d' % k)
         assert_close(M[k], dr.mass_matrix(model, q[k]), rtol=1e-14,
                      what='M state %d' % k)
+        assert_close(qdd_batch[k], dr.forward_dynamics(
+            model, q[k], qd[k], tau[k], f_ext[k]), rtol=1e-14,
+            what='qdd state %d' % k)
     # The states differ, so a mixed-up lane could not pass unseen.
     assert np.abs(np.diff(g, axis=0)).min(axis=0).max() > 1e-6
 

@@ -24,20 +24,23 @@ per body, a per-call row, and last a row for the fixed base (acceleration
 """
 
 from .compiler import compiled
+from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
+    parent_row, store_block_angles, stored_joint_frame
 from .packing import ARMATURE, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, work_columns
-from .spatial import add, body_inertia_times, body_wrench, dot, force_cross, \
+from .spatial import add, body_inertia_times, dot, force_cross, \
     force_to_parent, joint_component, joint_frame, joint_motion, load12, \
     load6, motion_cross, motion_to_child, scale, store, store_base_motion, \
-    subtract
-from .wrapper import sample_entry
+    subtract_wrench
+from .wrapper import sample_entry, state_wrench
 
 # Columns of a work row: joint frame, v, c = v x S qd, pA, a, U = IA S,
-# d, u and the articulated inertia IA (6x6 row-major).
+# d, u, the articulated inertia IA (6x6 row-major) and the sine and cosine
+# of the joint angle.
 FRAME, VELOCITY, BIAS_ACCELERATION, BIAS_FORCE, ACCELERATION, U_COLUMN, D, \
-    U_SCALAR, INERTIA = work_columns(
+    U_SCALAR, INERTIA, ANGLE = work_columns(
         'aba', FRAME=12, VELOCITY=6, BIAS_ACCELERATION=6, BIAS_FORCE=6,
-        ACCELERATION=6, U_COLUMN=6, D=1, U_SCALAR=1, INERTIA=36)
+        ACCELERATION=6, U_COLUMN=6, D=1, U_SCALAR=1, INERTIA=36, ANGLE=2)
 # Columns of the per-call row (index nq): Ia, Ia rotated, and the
 # off-diagonal block C of Ia moved to the parent (3x3).  Entry (r, c) of a
 # 6x6 block is at block + 6 r + c (row-major), written out: a helper
@@ -155,6 +158,84 @@ def projected_times(work, scratch, c):
             dot(load6(work, scratch, PROJECTED + 6 * 5 + 0), c))
 
 
+@compiled(inline=True)
+def aba_outward(table, work, first, i, X, qdi):
+    """
+    Write body i's X, v, c = v x vJ, pA = v x* I v and IA = I.
+
+    X comes from the caller: one state computes it as it goes (a pass of
+    the angles first, as the other kernels do, measured slower here); a
+    batch from the block's angles.
+    """
+    row = first + i
+    vJ = joint_motion(table, i, qdi)
+    v = add(motion_to_child(X, load6(work, parent_row(table, first, i),
+                                     VELOCITY)), vJ)
+    store(work, row, FRAME, X)
+    store(work, row, VELOCITY, v)
+    store(work, row, BIAS_ACCELERATION, motion_cross(v, vJ))
+    store(work, row, BIAS_FORCE,
+          force_cross(v, body_inertia_times(table, i, v)))
+    expand_rigid_inertia(table, i, work, row, INERTIA)
+
+
+@compiled(inline=True)
+def aba_inward(table, work, first, i, taui):
+    """Write body i's U, d, u; add its Ia and pa to its parent's."""
+    row = first + i
+    scratch = first + table.shape[0] - 1  # the state's per-call row
+    # U = IA S: column 2 of IA (rotation about z) or 5 (sliding).
+    if table[i, IS_PRISMATIC] != 0.0:
+        column = 5
+        joint_scale = table[i, JOINT_SCALE]
+    else:
+        column = 2
+        joint_scale = 1.0
+    U = scale((work[row, INERTIA + 6 * 0 + column],
+               work[row, INERTIA + 6 * 1 + column],
+               work[row, INERTIA + 6 * 2 + column],
+               work[row, INERTIA + 6 * 3 + column],
+               work[row, INERTIA + 6 * 4 + column],
+               work[row, INERTIA + 6 * 5 + column]), joint_scale)
+    pA = load6(work, row, BIAS_FORCE)
+    d = joint_component(table, i, U) + table[i, ARMATURE]
+    u = taui - joint_component(table, i, pA)
+    store(work, row, U_COLUMN, U)
+    work[row, D] = d
+    work[row, U_SCALAR] = u
+    p = int(table[i, PARENT])
+    if p >= 0:
+        inverse_d = 1.0 / d
+        for r in range(6):
+            scaled = U[r] * inverse_d
+            for k in range(r, 6):
+                value = work[row, INERTIA + 6 * r + k] - scaled * U[k]
+                work[scratch, PROJECTED + 6 * r + k] = value
+                work[scratch, PROJECTED + 6 * k + r] = value
+        # pa = pA + Ia c + U u / d.
+        pa = add(add(pA, scale(U, u * inverse_d)),
+                 projected_times(work, scratch,
+                                 load6(work, row, BIAS_ACCELERATION)))
+        X = load12(work, row, FRAME)
+        add_articulated_inertia_to_parent(X, work, scratch, first + p)
+        store(work, first + p, BIAS_FORCE,
+              add(load6(work, first + p, BIAS_FORCE), force_to_parent(X, pa)))
+
+
+@compiled(inline=True)
+def aba_acceleration(table, work, first, i):
+    """Return qdd_i = (u - U . a') / d; write a = a' + S qdd_i."""
+    row = first + i
+    a = add(motion_to_child(load12(work, row, FRAME),
+                            load6(work, parent_row(table, first, i),
+                                  ACCELERATION)),
+            load6(work, row, BIAS_ACCELERATION))
+    qddi = (work[row, U_SCALAR] - dot(load6(work, row, U_COLUMN), a)) / \
+        work[row, D]
+    store(work, row, ACCELERATION, add(a, joint_motion(table, i, qddi)))
+    return qddi
+
+
 @compiled
 def aba_sample(table, q, qd, tau, f_ext, qdd, work):
     """
@@ -164,69 +245,48 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
     (nq + 2, .) scratch.
     """
     n = q.shape[0]
-    scratch = n
     store_base_motion(table, work, VELOCITY, ACCELERATION)
     for i in range(n):
-        X = joint_frame(table, i, q[i])
-        vJ = joint_motion(table, i, qd[i])
-        v = add(motion_to_child(X, load6(work, int(table[i, PARENT]),
-                                         VELOCITY)), vJ)
-        pA = force_cross(v, body_inertia_times(table, i, v))
+        aba_outward(table, work, 0, i, joint_frame(table, i, q[i]), qd[i])
         if f_ext.shape[0] > 0:
-            pA = subtract(pA, body_wrench(f_ext, table, i))
-        store(work, i, FRAME, X)
-        store(work, i, VELOCITY, v)
-        store(work, i, BIAS_ACCELERATION, motion_cross(v, vJ))
-        store(work, i, BIAS_FORCE, pA)
-        expand_rigid_inertia(table, i, work, i, INERTIA)
+            subtract_wrench(table, i, f_ext, work, i, BIAS_FORCE)
     for i in range(n - 1, -1, -1):
-        # U = IA S: column 2 of IA (rotation about z) or 5 (sliding).
-        if table[i, IS_PRISMATIC] != 0.0:
-            column = 5
-            joint_scale = table[i, JOINT_SCALE]
-        else:
-            column = 2
-            joint_scale = 1.0
-        U = scale((work[i, INERTIA + 6 * 0 + column],
-                   work[i, INERTIA + 6 * 1 + column],
-                   work[i, INERTIA + 6 * 2 + column],
-                   work[i, INERTIA + 6 * 3 + column],
-                   work[i, INERTIA + 6 * 4 + column],
-                   work[i, INERTIA + 6 * 5 + column]), joint_scale)
-        pA = load6(work, i, BIAS_FORCE)
-        d = joint_component(table, i, U) + table[i, ARMATURE]
-        u = tau[i] - joint_component(table, i, pA)
-        store(work, i, U_COLUMN, U)
-        work[i, D] = d
-        work[i, U_SCALAR] = u
-        p = int(table[i, PARENT])
-        if p < 0:
-            continue
-        inverse_d = 1.0 / d
-        for r in range(6):
-            scaled = U[r] * inverse_d
-            for k in range(r, 6):
-                value = work[i, INERTIA + 6 * r + k] - scaled * U[k]
-                work[scratch, PROJECTED + 6 * r + k] = value
-                work[scratch, PROJECTED + 6 * k + r] = value
-        # pa = pA + Ia c + U u / d.
-        pa = add(add(pA, scale(U, u * inverse_d)),
-                 projected_times(work, scratch,
-                                 load6(work, i, BIAS_ACCELERATION)))
-        X = load12(work, i, FRAME)
-        add_articulated_inertia_to_parent(X, work, scratch, p)
-        store(work, p, BIAS_FORCE,
-              add(load6(work, p, BIAS_FORCE), force_to_parent(X, pa)))
+        aba_inward(table, work, 0, i, tau[i])
     for i in range(n):
-        a = add(motion_to_child(load12(work, i, FRAME),
-                                load6(work, int(table[i, PARENT]),
-                                      ACCELERATION)),
-                load6(work, i, BIAS_ACCELERATION))
-        qdd[i] = (work[i, U_SCALAR] - dot(load6(work, i, U_COLUMN), a)) / \
-            work[i, D]
-        store(work, i, ACCELERATION, add(a, joint_motion(table, i, qdd[i])))
+        qdd[i] = aba_acceleration(table, work, 0, i)
+
+
+@compiled
+def aba_lanes(table, q, qd, tau, f_ext, qdd):
+    """Write qdd of N states (rows), ``LANES`` interleaved (``lanes``)."""
+    n = q.shape[1]
+    work = lanes_work(n, ANGLE + 2)
+    angles = angle_buffers(n)
+    for lane in range(LANES):
+        store_base_motion(table, work, VELOCITY, ACCELERATION,
+                          lane_rows(n, lane) + n + 1)
+    for start in range(0, q.shape[0], LANES):
+        count = min(LANES, q.shape[0] - start)
+        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        for i in range(n):
+            for lane in range(count):
+                k = start + lane
+                first = lane_rows(n, lane)
+                aba_outward(table, work, first, i, stored_joint_frame(
+                    table, work, first + i, i, q[k, i], ANGLE), qd[k, i])
+                if f_ext.shape[1] > 0:
+                    subtract_wrench(table, i, state_wrench(f_ext, k), work,
+                                    first + i, BIAS_FORCE)
+        for i in range(n - 1, -1, -1):
+            for lane in range(count):
+                aba_inward(table, work, lane_rows(n, lane), i,
+                           tau[start + lane, i])
+        for i in range(n):
+            for lane in range(count):
+                qdd[start + lane, i] = aba_acceleration(
+                    table, work, lane_rows(n, lane), i)
 
 
 # Compiled ``forward_dynamics``: (nq,) -> (nq,), (N, nq) -> (N, nq).
 forward_dynamics = sample_entry('forward_dynamics', aba_sample,
-                                ('q', 'qd', 'tau'), ((1,),))
+                                ('q', 'qd', 'tau'), ((1,),), lanes=aba_lanes)
