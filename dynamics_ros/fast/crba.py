@@ -132,6 +132,23 @@ def crba_inward(table, work, first, i):
 
 
 @compiled(inline=True)
+def mass_matrix_row(table, work, first, i, M, top):
+    """
+    Write row and column i of M: S_i . Ic_j S_j for j in i's subtree.
+
+    M's rows begin at row ``top`` of ``M`` (a batch's matrices stacked
+    as rows); for subtrees that are runs of bodies (SUBTREES_CONTIGUOUS),
+    the entries across branches written before.
+    """
+    S = load6(work, first + i, JOINT)
+    M[top + i, i] = (dot(S, load6(work, first + i, COMPOSITE_FORCE))
+                     + table[i, ARMATURE])
+    for j in range(i + 1, int(table[i, SUBTREE_END])):
+        M[top + i, j] = dot(S, load6(work, first + j, COMPOSITE_FORCE))
+        M[top + j, i] = M[top + i, j]
+
+
+@compiled(inline=True)
 def fill_mass_matrix(table, work, first, M, columns):
     """
     Write M from the state's S and Ic S (work rows from ``first``).
@@ -150,15 +167,9 @@ def fill_mass_matrix(table, work, first, M, columns):
         for r in range(n):
             for c in range(n):
                 M[r, c] = 0.0
-    # M[i, j] = S_i . Ic_j S_j for each body j in the subtree of i.
     if table[n, SUBTREES_CONTIGUOUS] != 0.0:
         for i in range(n):
-            S = load6(work, first + i, JOINT)
-            M[i, i] = (dot(S, load6(work, first + i, COMPOSITE_FORCE))
-                       + table[i, ARMATURE])
-            for j in range(i + 1, int(table[i, SUBTREE_END])):
-                M[i, j] = dot(S, load6(work, first + j, COMPOSITE_FORCE))
-                M[j, i] = M[i, j]
+            mass_matrix_row(table, work, first, i, M, 0)
         return
     for j in range(n):  # the same, walking up from each body instead
         force = load6(work, first + j, COMPOSITE_FORCE)
@@ -209,6 +220,13 @@ def mass_matrix_batch(table, work, q, M):
     columns = np.empty((12, n))
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)
+    # M a row at a time, unless a long chain's rows come from BLAS-like
+    # loops (``chain_mass_matrix``) or subtrees are not runs of bodies.
+    by_rows = table[n, SUBTREES_CONTIGUOUS] != 0.0 and not (
+        table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM)
+    if by_rows and table[n, IS_CHAIN] == 0.0:
+        M[:] = 0.0  # the entries across branches
+    rows = M.reshape((M.shape[0] * n, n))
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
         store_block_angles(table, work, q, start, count, ANGLE, angles)
@@ -219,6 +237,12 @@ def mass_matrix_batch(table, work, q, M):
         for i in range(n - 1, -1, -1):
             for lane in range(count):
                 crba_inward(table, work, lane_rows(n, lane), i)
+        if by_rows:  # interleaved too
+            for i in range(n):
+                for lane in range(count):
+                    mass_matrix_row(table, work, lane_rows(n, lane), i, rows,
+                                    (start + lane) * n)
+            continue
         for lane in range(count):
             fill_mass_matrix(table, work, lane_rows(n, lane),
                              M[start + lane], columns)
