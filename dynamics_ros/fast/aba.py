@@ -258,7 +258,14 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
 
 @compiled
 def aba_lanes(table, q, qd, tau, f_ext, qdd):
-    """Write qdd of N states (rows), ``LANES`` interleaved (``lanes``)."""
+    """
+    Write qdd of N states (rows), ``LANES`` interleaved (``lanes``).
+
+    Not compiled with ``contract`` as the other batches are: fused
+    multiply-adds moved iCub's qdd by 1e-9 relative from the one-state
+    result (its finger links make ABA's pivots d tiny), the tolerance the
+    tests hold against Pinocchio.
+    """
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)

@@ -117,7 +117,7 @@ def gravity_kernel(table, work, q, g):
     return DONE
 
 
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, MATRIX)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, MATRIX, contract=True)
 def gravity_batch(table, work, q, g):
     """Write g(q) of N states (rows of q), interleaved (``lanes``)."""
     n = q.shape[1]

@@ -124,7 +124,8 @@ def with_disk_cache(dispatcher):
     return dispatcher
 
 
-def compiled(function=None, inline=False, reassociate=False):
+def compiled(function=None, inline=False, reassociate=False,
+             contract=False):
     """
     Compile a helper with numba on first use, for the types it is called with.
 
@@ -137,16 +138,28 @@ def compiled(function=None, inline=False, reassociate=False):
     ``reassociate=True`` (for the dense matrix loops) lets LLVM reorder
     sums and fuse multiply-adds, so that a dot product runs four lanes at a
     time: round-off changes in the last bits; NaN and inf still propagate
-    and compare as IEEE says (no 'nnan'/'ninf' flags).
+    and compare as IEEE says (no 'nnan'/'ninf' flags).  ``contract=True``
+    (for the batch kernels, ``lanes``) lets LLVM fuse a * b + c into one
+    multiply-add, rounded once instead of twice, but keeps the order of
+    every sum: a batch's row then differs from the one-state result in
+    the last bits, which one-state code, and the simulator step that must
+    equal the Python step bit for bit, does not allow.
     """
     def decorate(function):
         if numba is None:
             return function
         return numba.njit(error_model='numpy',
                           inline='always' if inline else 'never',
-                          fastmath=({'reassoc', 'contract'} if reassociate
-                                    else False))(function)
+                          fastmath=fast_math(reassociate, contract))(
+                              function)
     return decorate if function is None else decorate(function)
+
+
+def fast_math(reassociate, contract):
+    """Return numba's fastmath flags for ``compiled`` and ``kernel``."""
+    if reassociate:
+        return {'reassoc', 'contract'}
+    return {'contract'} if contract else False
 
 
 def direct(dispatcher):
@@ -192,7 +205,7 @@ def numba_type(name):
     return eval(name, {}, dict(vars(numba.types)))
 
 
-def kernel(result, *arguments):
+def kernel(result, *arguments, contract=False):
     """
     Compile an entry point now, for exactly one signature.
 
@@ -200,14 +213,16 @@ def kernel(result, *arguments):
     compiling again for them (a list or an int array would each cost
     seconds): the Python wrapper converts those first.  Loading from the
     disk cache takes milliseconds, so kernel modules are imported on first
-    use (``dynamics_ros.fast.__getattr__``).
+    use (``dynamics_ros.fast.__getattr__``).  ``contract`` as for
+    ``compiled``.
     """
     def decorate(function):
         if numba is None:
             return function
         signature = numba_type(result)(*map(numba_type, arguments))
-        dispatcher = with_disk_cache(
-            numba.njit(error_model='numpy')(function))
+        dispatcher = with_disk_cache(numba.njit(
+            error_model='numpy', fastmath=fast_math(False, contract))(
+                function))
         dispatcher.compile(signature)
         dispatcher.disable_compile()
         return dispatcher

@@ -213,7 +213,7 @@ def mass_matrix_kernel(table, work, q, M):
     return DONE
 
 
-@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, STACK)
+@kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, STACK, contract=True)
 def mass_matrix_batch(table, work, q, M):
     """Write M(q) of N states into ``M`` (N, nq, nq), interleaved."""
     n = q.shape[1]

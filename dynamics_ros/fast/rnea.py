@@ -100,7 +100,7 @@ def rnea_sample(table, q, qd, qdd, f_ext, tau, work):
                              qdd[i] if accelerating else 0.0, accelerating)
 
 
-@compiled
+@compiled(contract=True)
 def rnea_lanes(table, q, qd, qdd, f_ext, tau):
     """
     Write tau of N states (rows), ``LANES`` states interleaved (``lanes``).
