@@ -25,7 +25,7 @@ per body, a per-call row, and last a row for the fixed base (acceleration
 
 from .compiler import compiled
 from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    parent_row, store_block_angles, store_lane_bases, stored_joint_frame
+    parent_row, store_block_angles, stored_joint_frame
 from .packing import ARMATURE, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, work_columns
 from .spatial import add, body_inertia_times, dot, force_cross, \
@@ -269,7 +269,9 @@ def aba_lanes(table, q, qd, tau, f_ext, qdd):
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)
-    store_lane_bases(table, work, VELOCITY, ACCELERATION)
+    for lane in range(LANES):
+        store_base_motion(table, work, VELOCITY, ACCELERATION,
+                          lane_rows(n, lane) + n + 1)
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
         store_block_angles(table, work, q, start, count, ANGLE, angles)

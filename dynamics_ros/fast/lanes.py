@@ -22,8 +22,7 @@ waits for the result of the step before.  A batch kernel therefore runs
 each step for ``LANES`` states before it goes on to the next body: the
 states' steps do not depend on each other, and the processor overlaps
 them.  Inverse dynamics, bias, gravity, mass matrix and forward dynamics
-batches run so, and linearization batches of fewer than 12 joints
-(``benchmarks/results.md`` has the figures).
+batches run so (``benchmarks/results.md`` has the figures).
 
 So that the one-state kernel and the batch kernel share every line of the
 algorithm, a kernel module writes its recursion as steps over one body of
@@ -47,7 +46,7 @@ import numpy as np
 from .compiler import compiled
 from .packing import IS_PRISMATIC, PARENT
 from .sincos import sines_and_cosines
-from .spatial import sliding_frame, store_base_motion, turning_frame
+from .spatial import sliding_frame, turning_frame
 
 # States interleaved by a batch kernel: more hide the steps' latencies
 # better until their work rows no longer fit the first-level cache.
@@ -64,15 +63,6 @@ def lanes_work(n, columns):
     cache for longer chains too.
     """
     return np.empty((LANES * (n + 2), columns))
-
-
-@compiled(inline=True)
-def store_lane_bases(table, work, velocity, acceleration):
-    """Write every lane's base row: v = 0, a = -g (``store_base_motion``)."""
-    n = table.shape[0] - 1
-    for lane in range(LANES):
-        store_base_motion(table, work, velocity, acceleration,
-                          lane_rows(n, lane) + n + 1)
 
 
 @compiled(inline=True)

@@ -31,55 +31,13 @@ import numpy as np
 from numpy import ndarray
 
 from .aba_derivatives import derivative_scratch, forward_derivatives_sample
-from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
-    cholesky_solve_vector, inverse_factor, inverse_from_cholesky, \
-    inverse_from_factor, minus_inverse_times
+from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
+    inverse_from_cholesky, inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    store_block_angles, store_lane_bases, stored_joint_frame
-from .packing import IS_CHAIN
 from .rnea import inverse_dynamics
-from .rnea_derivatives import ACCELERATION, acceleration_step, \
-    add_to_parent, ANGLE, inertia_step, jacobian_step, motion_step, \
-    SUBTREE_FORCE, VELOCITY
 from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES, \
     NOT_POSITIVE_DEFINITE, shapes_fit
-
-
-@compiled(inline=True)
-def store_linearization(L, dtau_dq, dtau_dqd, damping, A, B, row, V,
-                        joined):
-    """
-    Write A and B from M's Cholesky factor L and dtau/dq, dtau/dqd.
-
-    ``row`` (nq) is scratch; from BLAS_FROM joints on, V (nq, nq) and
-    ``joined`` (nq, 2 nq) are too (``joined`` may share L's and V's
-    memory: they are spent by then).
-    """
-    n = L.shape[0]
-    for i in range(n):
-        dtau_dqd[i, i] += damping[i]
-        for c in range(n):
-            A[i, c] = 0.0
-            A[i, n + c] = 0.0
-            B[i, c] = 0.0
-        A[i, n + i] = 1.0
-    Minv = B[n:]
-    lower = A[n:]
-    if n < BLAS_FROM:
-        for i in range(n):
-            for c in range(n):
-                lower[i, c] = dtau_dq[i, c]
-                lower[i, n + c] = dtau_dqd[i, c]
-        inverse_from_cholesky(L, Minv, row)
-        # The lower half of A is one contiguous (n, 2n) block: solved in
-        # place in rows of 2n numbers.
-        cholesky_solve(L, lower, -1.0)
-        return
-    inverse_factor(L, V)
-    inverse_from_factor(V, Minv)
-    minus_inverse_times(Minv, dtau_dq, dtau_dqd, joined, lower)
 
 
 @compiled
@@ -106,8 +64,30 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
                                       dtau_dq, dtau_dqd, L, scratch[n:],
                                       work, columns):
         return False
-    store_linearization(L, dtau_dq, dtau_dqd, damping, A, B, damped, V,
-                        jacobians[2:].reshape((n, 2 * n)))
+    for i in range(n):
+        dtau_dqd[i, i] += damping[i]
+        for c in range(n):
+            A[i, c] = 0.0
+            A[i, n + c] = 0.0
+            B[i, c] = 0.0
+        A[i, n + i] = 1.0
+    Minv = B[n:]
+    lower = A[n:]
+    if n < BLAS_FROM:
+        for i in range(n):
+            for c in range(n):
+                lower[i, c] = dtau_dq[i, c]
+                lower[i, n + c] = dtau_dqd[i, c]
+        inverse_from_cholesky(L, Minv, damped)
+        # The lower half of A is one contiguous (n, 2n) block: solved in
+        # place in rows of 2n numbers.
+        cholesky_solve(L, lower, -1.0)
+        return True
+    inverse_factor(L, V)
+    inverse_from_factor(V, Minv)
+    # L and V are spent: their 2 n^2 numbers hold the joined Jacobians.
+    minus_inverse_times(Minv, dtau_dq, dtau_dqd,
+                        jacobians[2:].reshape((n, 2 * n)), lower)
     return True
 
 
@@ -127,81 +107,6 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
     return NOT_POSITIVE_DEFINITE
 
 
-@compiled(contract=True)
-def linearize_lanes(table, q, qd, tau, no_forces, damping, A, B):
-    """
-    Write (A, B) of N operating points, ``LANES`` interleaved (``lanes``).
-
-    The passes of ``aba_derivatives.forward_derivatives_sample`` step by
-    step over the block's states; the Cholesky factor, qdd and the dense
-    products of ``store_linearization`` a state at a time.  For fewer
-    than BLAS_FROM joints (the chain rows and BLAS products start there).
-    Returns -1, or the first state whose M is not positive definite.
-    """
-    n = q.shape[1]
-    work = lanes_work(n, ANGLE + 2)
-    angles = angle_buffers(n)
-    # Each lane's M (then L), dtau/dq and dtau/dqd as n stacked rows, its
-    # bias torques (then qdd), and a row of scratch.
-    L = np.empty((LANES * n, n))
-    dtau_dq = np.empty((LANES * n, n))
-    dtau_dqd = np.empty((LANES * n, n))
-    qdd = np.empty(LANES * n)
-    row = np.empty(n)
-    tree = table[n, IS_CHAIN] == 0.0
-    store_lane_bases(table, work, VELOCITY, ACCELERATION)
-    for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
-        for i in range(n):
-            for lane in range(count):
-                k = start + lane
-                first = lane_rows(n, lane)
-                motion_step(table, work, first, i, stored_joint_frame(
-                    table, work, first + i, i, q[k, i], ANGLE), qd[k, i],
-                    no_forces)
-        for i in range(n):
-            for lane in range(count):
-                acceleration_step(table, work, lane_rows(n, lane), i,
-                                  qd[start + lane, i], 0.0, False, False)
-        if tree:  # zero across branches
-            L[:] = 0.0
-            dtau_dq[:] = 0.0
-            dtau_dqd[:] = 0.0
-        for j in range(n - 1, -1, -1):
-            for lane in range(count):
-                inertia_step(table, work, lane_rows(n, lane), j, L, lane * n,
-                             qdd, False, L)
-        for lane in range(count):
-            k = start + lane
-            top = lane * n
-            for i in range(n):
-                qdd[top + i] = tau[k, i] - damping[i] * qd[k, i] - \
-                    qdd[top + i]
-            if not cholesky(L[top:top + n]):
-                return k
-            cholesky_solve_vector(L[top:top + n], qdd[top:top + n])
-        for i in range(n):
-            for lane in range(count):
-                acceleration_step(table, work, lane_rows(n, lane), i,
-                                  qd[start + lane, i], qdd[lane * n + i],
-                                  True, False)
-        for j in range(n - 1, -1, -1):
-            for lane in range(count):
-                add_to_parent(table, work, lane_rows(n, lane), j,
-                              SUBTREE_FORCE, SUBTREE_FORCE + 6)
-        for j in range(n):
-            for lane in range(count):
-                jacobian_step(table, work, lane_rows(n, lane), j, dtau_dq,
-                              dtau_dqd, lane * n)
-        for lane in range(count):
-            top = lane * n
-            store_linearization(L[top:top + n], dtau_dq[top:top + n],
-                                dtau_dqd[top:top + n], damping,
-                                A[start + lane], B[start + lane], row, L, L)
-    return -1
-
-
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
         MATRIX, INPUT_VECTOR, STACK, STACK)
 def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
@@ -210,8 +115,6 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
 
     Returns -1, or the first state whose M is not positive definite.
     """
-    if q.shape[1] < BLAS_FROM:
-        return linearize_lanes(table, q, qd, tau, no_forces, damping, A, B)
     scratch, jacobians, columns = derivative_scratch(q.shape[1])
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,

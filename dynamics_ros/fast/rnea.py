@@ -25,8 +25,7 @@ root bodies.
 
 from .compiler import compiled
 from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    parent_row, store_block_angles, store_joint_angles, store_lane_bases, \
-    stored_joint_frame
+    parent_row, store_block_angles, store_joint_angles, stored_joint_frame
 from .packing import ARMATURE, work_columns
 from .spatial import add, body_inertia_times, force_cross, \
     force_to_parent, joint_component, joint_motion, load12, load6, \
@@ -113,7 +112,9 @@ def rnea_lanes(table, q, qd, qdd, f_ext, tau):
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)
-    store_lane_bases(table, work, VELOCITY, ACCELERATION)
+    for lane in range(LANES):
+        store_base_motion(table, work, VELOCITY, ACCELERATION,
+                          lane_rows(n, lane) + n + 1)
     accelerating = qdd.shape[1] > 0
     for start in range(0, q.shape[0], LANES):
         count = min(LANES, q.shape[0] - start)
