@@ -24,8 +24,9 @@ per body, a per-call row, and last a row for the fixed base (acceleration
 """
 
 from .compiler import compiled
-from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    parent_row, store_block_angles, stored_joint_frame
+from .lanes import angle_buffers, lane_rows, lane_state, LANES, \
+    lanes_work, parent_row, start_block, store_lane_bases, \
+    stored_joint_frame
 from .packing import ARMATURE, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, work_columns
 from .spatial import add, body_inertia_times, dot, force_cross, \
@@ -269,16 +270,12 @@ def aba_lanes(table, q, qd, tau, f_ext, qdd):
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)
-    for lane in range(LANES):
-        store_base_motion(table, work, VELOCITY, ACCELERATION,
-                          lane_rows(n, lane) + n + 1)
+    store_lane_bases(table, work, VELOCITY, ACCELERATION)
     for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        count = start_block(table, work, q, start, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
-                k = start + lane
-                first = lane_rows(n, lane)
+                k, first = lane_state(n, start, lane)
                 aba_outward(table, work, first, i, stored_joint_frame(
                     table, work, first + i, i, q[k, i], ANGLE), qd[k, i])
                 if f_ext.shape[1] > 0:

@@ -24,8 +24,9 @@ import numpy as np
 
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     VECTOR
-from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    parent_row, store_block_angles, store_joint_angles, stored_joint_frame
+from .lanes import angle_buffers, lane_rows, lane_state, LANES, \
+    lanes_work, parent_row, start_block, store_joint_angles, \
+    stored_joint_frame
 from .packing import GRAVITY, IS_PRISMATIC, JOINT_SCALE, MASS, PARENT, \
     work_columns
 from .rnea import rnea_lanes, rnea_sample
@@ -126,16 +127,15 @@ def gravity_batch(table, work, q, g):
     for lane in range(LANES):
         store_base_gravity(table, work, lane_rows(n, lane) + n + 1)
     for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        count = start_block(table, work, q, start, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
-                gravity_outward(table, work, lane_rows(n, lane), i,
-                                q[start + lane, i])
+                k, first = lane_state(n, start, lane)
+                gravity_outward(table, work, first, i, q[k, i])
         for i in range(n - 1, -1, -1):
             for lane in range(count):
-                g[start + lane, i] = gravity_inward(table, work,
-                                                    lane_rows(n, lane), i)
+                k, first = lane_state(n, start, lane)
+                g[k, i] = gravity_inward(table, work, first, i)
     return -1
 
 

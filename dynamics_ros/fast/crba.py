@@ -28,7 +28,7 @@ import numpy as np
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    store_block_angles, store_joint_angles, stored_joint_frame
+    start_block, store_joint_angles, stored_joint_frame
 from .packing import ARMATURE, IS_CHAIN, IS_PRISMATIC, JOINT_SCALE, MASS, \
     PARENT, SUBTREE_END, SUBTREES_CONTIGUOUS, work_columns
 from .spatial import column_dot, column_products, dot, inertia_times, \
@@ -228,8 +228,7 @@ def mass_matrix_batch(table, work, q, M):
         M[:] = 0.0  # the entries across branches
     rows = M.reshape((M.shape[0] * n, n))
     for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        count = start_block(table, work, q, start, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
                 crba_outward(table, work, lane_rows(n, lane), i,

@@ -46,7 +46,7 @@ import numpy as np
 from .compiler import compiled
 from .packing import IS_PRISMATIC, PARENT
 from .sincos import sines_and_cosines
-from .spatial import sliding_frame, turning_frame
+from .spatial import sliding_frame, store_base_motion, turning_frame
 
 # States interleaved by a batch kernel: more hide the steps' latencies
 # better until their work rows no longer fit the first-level cache.
@@ -63,6 +63,29 @@ def lanes_work(n, columns):
     cache for longer chains too.
     """
     return np.empty((LANES * (n + 2), columns))
+
+
+@compiled(inline=True)
+def store_lane_bases(table, work, velocity, acceleration):
+    """Write every lane's base row: v = 0, a = -g (``store_base_motion``)."""
+    n = table.shape[0] - 1
+    for lane in range(LANES):
+        store_base_motion(table, work, velocity, acceleration,
+                          lane_rows(n, lane) + n + 1)
+
+
+@compiled(inline=True)
+def start_block(table, work, q, start, column, buffers):
+    """Store the angles of the block of states from ``start``; its size."""
+    count = min(LANES, q.shape[0] - start)
+    store_block_angles(table, work, q, start, count, column, buffers)
+    return count
+
+
+@compiled(inline=True)
+def lane_state(n, start, lane):
+    """Return the state of ``lane`` in the block from ``start``, its row."""
+    return start + lane, lane_rows(n, lane)
 
 
 @compiled(inline=True)

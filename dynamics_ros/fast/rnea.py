@@ -24,8 +24,9 @@ root bodies.
 """
 
 from .compiler import compiled
-from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    parent_row, store_block_angles, store_joint_angles, stored_joint_frame
+from .lanes import angle_buffers, lane_rows, lane_state, LANES, \
+    lanes_work, parent_row, start_block, store_joint_angles, \
+    store_lane_bases, stored_joint_frame
 from .packing import ARMATURE, work_columns
 from .spatial import add, body_inertia_times, force_cross, \
     force_to_parent, joint_component, joint_motion, load12, load6, \
@@ -112,17 +113,13 @@ def rnea_lanes(table, q, qd, qdd, f_ext, tau):
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
     angles = angle_buffers(n)
-    for lane in range(LANES):
-        store_base_motion(table, work, VELOCITY, ACCELERATION,
-                          lane_rows(n, lane) + n + 1)
+    store_lane_bases(table, work, VELOCITY, ACCELERATION)
     accelerating = qdd.shape[1] > 0
     for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        count = start_block(table, work, q, start, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
-                k = start + lane
-                first = lane_rows(n, lane)
+                k, first = lane_state(n, start, lane)
                 rnea_outward(table, work, first, i, q[k, i], qd[k, i],
                              qdd[k, i] if accelerating else 0.0, accelerating)
                 if f_ext.shape[1] > 0:
