@@ -70,11 +70,11 @@ def gravity_inward(table, work, first, i):
     h0 = work[row, SUBTREE_MOMENT]
     h1 = work[row, SUBTREE_MOMENT + 1]
     h2 = work[row, SUBTREE_MOMENT + 2]
-    if int(table[i, PARENT]) >= 0:
-        p = parent_row(table, first, i)
-        work[p, SUBTREE_MASS] += m
+    p = int(table[i, PARENT])
+    if p >= 0:  # the base gathers nothing
+        work[first + p, SUBTREE_MASS] += m
         for r in range(3):
-            work[p, SUBTREE_MOMENT + r] += (
+            work[first + p, SUBTREE_MOMENT + r] += (
                 work[row, FRAME + 3 * r] * h0
                 + work[row, FRAME + 3 * r + 1] * h1
                 + work[row, FRAME + 3 * r + 2] * h2

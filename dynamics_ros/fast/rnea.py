@@ -24,9 +24,9 @@ root bodies.
 """
 
 from .compiler import compiled
-from .lanes import angle_buffers, lane_rows, lane_state, LANES, \
-    lanes_work, parent_row, start_block, store_joint_angles, \
-    store_lane_bases, stored_joint_frame
+from .lanes import angle_buffers, lane_state, LANES, lanes_work, \
+    parent_row, start_block, store_joint_angles, store_lane_bases, \
+    stored_joint_frame
 from .packing import ARMATURE, work_columns
 from .spatial import add, body_inertia_times, force_cross, \
     force_to_parent, joint_component, joint_motion, load12, load6, \
@@ -127,9 +127,9 @@ def rnea_lanes(table, q, qd, qdd, f_ext, tau):
                                     first + i, FORCE)
         for i in range(n - 1, -1, -1):
             for lane in range(count):
-                k = start + lane
+                k, first = lane_state(n, start, lane)
                 tau[k, i] = rnea_inward(
-                    table, work, lane_rows(n, lane), i,
+                    table, work, first, i,
                     qdd[k, i] if accelerating else 0.0, accelerating)
 
 
