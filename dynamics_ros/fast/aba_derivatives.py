@@ -28,9 +28,9 @@ not used.
 
 import numpy as np
 
-from .cholesky import BLAS_FROM, cholesky, cholesky_solve, \
-    cholesky_solve_vector, inverse_factor, inverse_from_cholesky, \
-    inverse_from_factor, minus_inverse_times
+from .cholesky import BLAS_FROM, cholesky, cholesky_solve_vector, \
+    inverse_and_solutions, inverse_factor, inverse_from_factor, \
+    minus_inverse_times
 from .compiler import compiled
 from .rnea_derivatives import acceleration_pass, COLUMN_ROWS, inertia_pass, \
     jacobian_entries, motion_pass, SUBTREE_FORCE, subtree_sums
@@ -42,10 +42,11 @@ def derivative_scratch(n):
     """
     Return the scratch of one state of the FD derivatives and linearize.
 
-    (2 nq) numbers, four (nq, nq) matrices (the Cholesky factor, its
-    inverse, products) and the (COLUMN_ROWS, nq) columns of a chain.
+    (2 nq) numbers, six (nq, nq) matrices (the inverse-dynamics
+    Jacobians, the Cholesky factor, its inverse, products) and the
+    (COLUMN_ROWS, nq) columns of a chain.
     """
-    return np.empty(2 * n), np.empty((4, n, n)), np.empty((COLUMN_ROWS, n))
+    return np.empty(2 * n), np.empty((6, n, n)), np.empty((COLUMN_ROWS, n))
 
 
 @compiled
@@ -84,8 +85,9 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
     Write dqdd/dq, dqdd/dqd, M^-1 of one state; False if M is not SPD.
 
     ``scratches`` from ``derivative_scratch``: ``scratch`` (2 nq),
-    ``factors`` (4, nq, nq: L, V = L^-1, then the joined Jacobians and
-    their product with M^-1) and ``columns`` (COLUMN_ROWS, nq).  The
+    ``factors`` (6, nq, nq: L, then V = L^-1, the joined Jacobians and
+    their product with M^-1, or the joined solutions of
+    ``inverse_and_solutions``) and ``columns`` (COLUMN_ROWS, nq).  The
     torque is copied to ``scratch`` so that ``forward_derivatives_sample``
     has the argument types ``linearize`` gives it, and compiles once for
     both.
@@ -102,15 +104,19 @@ def aba_derivatives_sample(table, q, qd, tau, f_ext, dqdd_dq, dqdd_dqd, Minv,
                                       columns):
         return False
     if n < BLAS_FROM:
-        inverse_from_cholesky(L, Minv, torque)
-        cholesky_solve(L, dqdd_dq, -1.0)
-        cholesky_solve(L, dqdd_dqd, -1.0)
+        joined = factors[1:4].reshape((n, 3 * n))
+        inverse_and_solutions(L, dqdd_dq, dqdd_dqd, joined)
+        for i in range(n):
+            for c in range(n):
+                dqdd_dq[i, c] = joined[i, c]
+                dqdd_dqd[i, c] = joined[i, n + c]
+                Minv[i, c] = joined[i, 2 * n + c]
         return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
     # L and V are spent: their 2 n^2 numbers hold the joined Jacobians,
     # and the product goes to the other half of ``factors``.
-    product = factors[2:].reshape((n, 2 * n))
+    product = factors[2:4].reshape((n, 2 * n))
     minus_inverse_times(Minv, dqdd_dq, dqdd_dqd,
                         factors[:2].reshape((n, 2 * n)), product)
     for i in range(n):

@@ -22,8 +22,8 @@ x = [q; qd], u = tau and the joint damping torque -damping * qd,
     B = [[0], [M^-1]],
 
 the inverse-dynamics Jacobians taken at qdd = FD(q, qd, tau - damping * qd)
-(``aba_derivatives``), M^-1 from the Cholesky factor of M and the
-products with it by BLAS (``cholesky``).  The
+(``aba_derivatives``), M^-1 and the products with it from the Cholesky
+factor of M, by BLAS from BLAS_FROM joints on (``cholesky``).  The
 zero-order-hold discretization (a matrix exponential) stays in scipy.
 """
 
@@ -31,8 +31,8 @@ import numpy as np
 from numpy import ndarray
 
 from .aba_derivatives import derivative_scratch, forward_derivatives_sample
-from .cholesky import BLAS_FROM, cholesky_solve, inverse_factor, \
-    inverse_from_cholesky, inverse_from_factor, minus_inverse_times
+from .cholesky import BLAS_FROM, inverse_and_solutions, inverse_factor, \
+    inverse_from_factor, minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
 from .rnea import inverse_dynamics
@@ -48,9 +48,10 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
 
     ``no_forces`` is an empty (0, 6) wrench array (an argument, so that the
     helpers see the type ``aba_derivatives`` gives them and compile once
-    for both); ``scratch`` (2 nq) and ``jacobians`` (4, nq, nq) are
-    scratch: dtau/dq, dtau/dqd, the Cholesky factor L of M, and V = L^-1,
-    later the products; ``columns`` (COLUMN_ROWS, nq) too.
+    for both); ``scratch`` (2 nq) and ``jacobians`` (6, nq, nq) are
+    scratch: dtau/dq, dtau/dqd, the Cholesky factor L of M, then the
+    joined solutions of ``inverse_and_solutions`` or V = L^-1 and the
+    products; ``columns`` (COLUMN_ROWS, nq) too.
     """
     n = q.shape[0]
     damped = scratch[:n]
@@ -74,20 +75,19 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
     Minv = B[n:]
     lower = A[n:]
     if n < BLAS_FROM:
+        joined = jacobians[3:].reshape((n, 3 * n))
+        inverse_and_solutions(L, dtau_dq, dtau_dqd, joined)
         for i in range(n):
+            for c in range(2 * n):
+                lower[i, c] = joined[i, c]
             for c in range(n):
-                lower[i, c] = dtau_dq[i, c]
-                lower[i, n + c] = dtau_dqd[i, c]
-        inverse_from_cholesky(L, Minv, damped)
-        # The lower half of A is one contiguous (n, 2n) block: solved in
-        # place in rows of 2n numbers.
-        cholesky_solve(L, lower, -1.0)
+                Minv[i, c] = joined[i, 2 * n + c]
         return True
     inverse_factor(L, V)
     inverse_from_factor(V, Minv)
     # L and V are spent: their 2 n^2 numbers hold the joined Jacobians.
     minus_inverse_times(Minv, dtau_dq, dtau_dqd,
-                        jacobians[2:].reshape((n, 2 * n)), lower)
+                        jacobians[2:4].reshape((n, 2 * n)), lower)
     return True
 
 

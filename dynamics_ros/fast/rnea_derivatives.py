@@ -313,10 +313,12 @@ def jacobian_entries(table, work, dtau_dq, dtau_dqd, columns):
     """
     Write dtau/dq and dtau/dqd from the subtree sums (module notes).
 
-    ``columns`` (COLUMN_ROWS, nq) is scratch for a chain's entries.
+    ``columns`` (COLUMN_ROWS, nq) is scratch for a chain's entries, which
+    go a row at a time at any length (0.37 against 0.47 us at 7 joints,
+    0.09 against 0.12 at 2), unlike a chain's M (CHAIN_ROWS_FROM).
     """
     n = table.shape[0] - 1
-    if table[n, IS_CHAIN] != 0.0 and n >= CHAIN_ROWS_FROM:
+    if table[n, IS_CHAIN] != 0.0:
         chain_jacobian_entries(work, dtau_dq, dtau_dqd, columns)
         return
     clear(table, dtau_dq)
