@@ -180,16 +180,17 @@ def test_interleaved_batches_equal_single_calls(numbering):
     """
     Batches that interleave states (``fast/lanes.py``) are the single calls.
 
-    Inverse dynamics, bias, gravity, mass matrix and forward dynamics
-    batches run LANES states step by step: each state has its own work
-    rows and base row.  A tree with
+    Inverse dynamics, bias, gravity, mass matrix, forward dynamics and
+    linearization batches run LANES states step by step: each state has
+    its own work rows and base row.  A tree with
     prismatic joints and armature, numbered two ways (parents before or
     far from their children), and more states than two blocks hold, the
     last one partly filled; per-state and shared wrenches.
     """
     from dynamics_ros.fast.lanes import LANES
     model = dr.load_urdf(dict(generated_robots())['tree_mixed'])
-    model = model.copy(armature=np.linspace(0.1, 0.4, model.nq))
+    model = model.copy(armature=np.linspace(0.1, 0.4, model.nq),
+                       damping=np.linspace(0.5, 2.0, model.nq))
     if numbering == 'breadth-first':
         model = breadth_first(model)[1]
     count = 2 * LANES + 5
@@ -200,6 +201,7 @@ def test_interleaved_batches_equal_single_calls(numbering):
     g = dr.gravity_torques(model, q)
     M = dr.mass_matrix(model, q)
     qdd_batch = dr.forward_dynamics(model, q, qd, tau, f_ext)
+    A, B = dr.linearize(model, q, qd, tau)
     for k in range(count):
         assert_close(tau[k], dr.inverse_dynamics(model, q[k], qd[k], qdd[k],
                                                  f_ext[k]),
@@ -216,6 +218,11 @@ def test_interleaved_batches_equal_single_calls(numbering):
         assert_close(qdd_batch[k], dr.forward_dynamics(
             model, q[k], qd[k], tau[k], f_ext[k]), rtol=1e-14,
             what='qdd state %d' % k)
+        # 1e-12: M^-1 and dtau/dq carry the last-bit differences of the
+        # batch's vector sines and fused multiply-adds further.
+        A_k, B_k = dr.linearize(model, q[k], qd[k], tau[k])
+        assert_close(A[k], A_k, rtol=1e-12, what='A state %d' % k)
+        assert_close(B[k], B_k, rtol=1e-12, what='B state %d' % k)
     # The states differ, so a mixed-up lane could not pass unseen.
     assert np.abs(np.diff(g, axis=0)).min(axis=0).max() > 1e-6
 

@@ -31,13 +31,59 @@ import numpy as np
 from numpy import ndarray
 
 from .aba_derivatives import derivative_scratch, forward_derivatives_sample
-from .cholesky import BLAS_FROM, inverse_and_solutions, inverse_factor, \
-    inverse_from_factor, minus_inverse_times
+from .cholesky import BLAS_FROM, cholesky, cholesky_solve_vector, \
+    inverse_and_solutions, inverse_factor, inverse_from_factor, \
+    minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
+from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
+    store_block_angles, store_lane_bases, stored_joint_frame
+from .packing import IS_CHAIN
 from .rnea import inverse_dynamics
+from .rnea_derivatives import ACCELERATION, acceleration_step, \
+    add_to_parent, ANGLE, inertia_step, jacobian_step, joint_torque, \
+    motion_step, SUBTREE_FORCE, SUBTREE_SUMS_END, VELOCITY
 from .wrapper import BAD_SHAPES, DONE, Entry, NO_FORCES, \
     NOT_POSITIVE_DEFINITE, shapes_fit
+
+
+@compiled(inline=True)
+def store_linearization(L, dtau_dq, dtau_dqd, damping, A, B, spare):
+    """
+    Write A and B from M's Cholesky factor L and dtau/dq, dtau/dqd.
+
+    ``spare`` (3, nq, nq) is scratch: the joined solutions of
+    ``inverse_and_solutions``, or from BLAS_FROM joints on V = L^-1 and
+    the joined Jacobians.  A and B are written in the order of their
+    memory, a row after the other.
+    """
+    n = L.shape[0]
+    for i in range(n):
+        dtau_dqd[i, i] += damping[i]
+    for i in range(n):
+        for c in range(2 * n):
+            A[i, c] = 0.0
+        A[i, n + i] = 1.0
+    for i in range(n):
+        for c in range(n):
+            B[i, c] = 0.0
+    Minv = B[n:]
+    lower = A[n:]
+    if n < BLAS_FROM:
+        joined = spare.reshape((n, 3 * n))
+        inverse_and_solutions(L, dtau_dq, dtau_dqd, joined)
+        for i in range(n):
+            for c in range(2 * n):
+                lower[i, c] = joined[i, c]
+        for i in range(n):
+            for c in range(n):
+                Minv[i, c] = joined[i, 2 * n + c]
+        return
+    V = spare[0]
+    inverse_factor(L, V)
+    inverse_from_factor(V, Minv)
+    minus_inverse_times(Minv, dtau_dq, dtau_dqd,
+                        spare[1:].reshape((n, 2 * n)), lower)
 
 
 @compiled
@@ -60,34 +106,11 @@ def linearize_sample(table, q, qd, tau, no_forces, damping, A, B, scratch,
     dtau_dq = jacobians[0]
     dtau_dqd = jacobians[1]
     L = jacobians[2]
-    V = jacobians[3]
     if not forward_derivatives_sample(table, q, qd, damped, no_forces,
                                       dtau_dq, dtau_dqd, L, scratch[n:],
                                       work, columns):
         return False
-    for i in range(n):
-        dtau_dqd[i, i] += damping[i]
-        for c in range(n):
-            A[i, c] = 0.0
-            A[i, n + c] = 0.0
-            B[i, c] = 0.0
-        A[i, n + i] = 1.0
-    Minv = B[n:]
-    lower = A[n:]
-    if n < BLAS_FROM:
-        joined = jacobians[3:].reshape((n, 3 * n))
-        inverse_and_solutions(L, dtau_dq, dtau_dqd, joined)
-        for i in range(n):
-            for c in range(2 * n):
-                lower[i, c] = joined[i, c]
-            for c in range(n):
-                Minv[i, c] = joined[i, 2 * n + c]
-        return True
-    inverse_factor(L, V)
-    inverse_from_factor(V, Minv)
-    # L and V are spent: their 2 n^2 numbers hold the joined Jacobians.
-    minus_inverse_times(Minv, dtau_dq, dtau_dqd,
-                        jacobians[2:4].reshape((n, 2 * n)), lower)
+    store_linearization(L, dtau_dq, dtau_dqd, damping, A, B, jacobians[3:])
     return True
 
 
@@ -107,6 +130,83 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
     return NOT_POSITIVE_DEFINITE
 
 
+@compiled(contract=True)
+def linearize_lanes(table, q, qd, tau, no_forces, damping, A, B):
+    """
+    Write (A, B) of N operating points, ``LANES`` interleaved (``lanes``).
+
+    The passes of ``aba_derivatives.forward_derivatives_sample`` step by
+    step over the block's states; the Cholesky factor, qdd and the dense
+    products of ``store_linearization`` a state at a time.  For fewer
+    than BLAS_FROM joints (the chain rows and BLAS products start there).
+    Returns -1, or the first state whose M is not positive definite.
+    """
+    n = q.shape[1]
+    work = lanes_work(n, ANGLE + 2)
+    angles = angle_buffers(n)
+    # Each lane's M (then L), dtau/dq and dtau/dqd as n stacked rows, its
+    # bias torques (then qdd), and a row of scratch.
+    L = np.empty((LANES * n, n))
+    dtau_dq = np.empty((LANES * n, n))
+    dtau_dqd = np.empty((LANES * n, n))
+    qdd = np.empty(LANES * n)
+    spare = np.empty((3, n, n))
+    tree = table[n, IS_CHAIN] == 0.0
+    store_lane_bases(table, work, VELOCITY, ACCELERATION)
+    for start in range(0, q.shape[0], LANES):
+        count = min(LANES, q.shape[0] - start)
+        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        for i in range(n):
+            for lane in range(count):
+                k = start + lane
+                first = lane_rows(n, lane)
+                motion_step(table, work, first, i, stored_joint_frame(
+                    table, work, first + i, i, q[k, i], ANGLE), qd[k, i])
+        for i in range(n):
+            for lane in range(count):
+                acceleration_step(table, work, lane_rows(n, lane), i,
+                                  qd[start + lane, i], 0.0, False, False)
+        if tree:  # zero across branches
+            L[:] = 0.0
+            dtau_dq[:] = 0.0
+            dtau_dqd[:] = 0.0
+        for j in range(n - 1, -1, -1):
+            for lane in range(count):
+                first = lane_rows(n, lane)
+                qdd[lane * n + j] = joint_torque(work, first + j)
+                inertia_step(table, work, first, j, L, lane * n)
+                add_to_parent(table, work, first, j, SUBTREE_FORCE,
+                              SUBTREE_SUMS_END)
+        for lane in range(count):
+            k = start + lane
+            top = lane * n
+            for i in range(n):
+                qdd[top + i] = tau[k, i] - damping[i] * qd[k, i] - \
+                    qdd[top + i]
+            if not cholesky(L[top:top + n]):
+                return k
+            cholesky_solve_vector(L[top:top + n], qdd[top:top + n])
+        for i in range(n):
+            for lane in range(count):
+                acceleration_step(table, work, lane_rows(n, lane), i,
+                                  qd[start + lane, i], qdd[lane * n + i],
+                                  True, False)
+        for j in range(n - 1, -1, -1):
+            for lane in range(count):
+                add_to_parent(table, work, lane_rows(n, lane), j,
+                              SUBTREE_FORCE, SUBTREE_FORCE + 6)
+        for j in range(n):
+            for lane in range(count):
+                jacobian_step(table, work, lane_rows(n, lane), j, dtau_dq,
+                              dtau_dqd, lane * n)
+        for lane in range(count):
+            top = lane * n
+            store_linearization(L[top:top + n], dtau_dq[top:top + n],
+                                dtau_dqd[top:top + n], damping,
+                                A[start + lane], B[start + lane], spare)
+    return -1
+
+
 @kernel('int64', MATRIX, MATRIX, INPUT_MATRIX, INPUT_MATRIX, INPUT_MATRIX,
         MATRIX, INPUT_VECTOR, STACK, STACK)
 def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
@@ -115,6 +215,8 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
 
     Returns -1, or the first state whose M is not positive definite.
     """
+    if q.shape[1] < BLAS_FROM:
+        return linearize_lanes(table, q, qd, tau, no_forces, damping, A, B)
     scratch, jacobians, columns = derivative_scratch(q.shape[1])
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,

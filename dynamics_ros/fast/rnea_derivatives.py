@@ -64,6 +64,7 @@ import numpy as np
 from .compiler import compiled
 from .crba import chain_mass_matrix, CHAIN_ROWS_FROM, compose, \
     root_joint_motion
+from .lanes import parent_row
 from .packing import ARMATURE, IS_CHAIN, MASS, PARENT, work_columns
 from .spatial import add, body_wrench, column_dot, dot, force_cross, \
     force_to_parent, inertia_times, joint_frame, load12, load6, load_column, \
@@ -77,14 +78,15 @@ from .wrapper import sample_entry
 # run of columns, up to SUBTREE_SUMS_END, added to the parent's in one
 # loop): the force F on the subtree, the rigid inertia IC, the momentum
 # HC = sum I v and the block T of PC + PC^T (symmetric 3x3: T00, T01, T02,
-# T11, T12, T22; see ``store_coupling``).
+# T11, T12, T22; see ``store_coupling``); then the sine and cosine of the
+# joint angle (a batch's, ``lanes``).
 POSE, JOINT, VELOCITY, ACCELERATION, PSI_DOT, PSI_DDOT, BODY_INERTIA, \
     BODY_MOMENTUM, EXTERNAL, SUBTREE_FORCE, COMPOSITE, MOMENTUM, COUPLING, \
-    SUBTREE_SUMS_END = work_columns(
+    SUBTREE_SUMS_END, ANGLE = work_columns(
         'rnea_derivatives', POSE=12, JOINT=6, VELOCITY=6, ACCELERATION=6,
         PSI_DOT=6, PSI_DDOT=6, BODY_INERTIA=13, BODY_MOMENTUM=6, EXTERNAL=6,
         SUBTREE_FORCE=6, COMPOSITE=13, MOMENTUM=6, COUPLING=6,
-        SUBTREE_SUMS_END=0)
+        SUBTREE_SUMS_END=0, ANGLE=2)
 # Rows of the per-call scratch ``columns`` of a chain: 6-vectors of every
 # joint, one component a row (``chain_jacobian_entries``).
 COLUMN_ROWS = 42
@@ -145,6 +147,34 @@ def coupling_times(work, j, x):
             x1 * p2 - x2 * p1, x2 * p0 - x0 * p2, x0 * p1 - x1 * p0)
 
 
+@compiled(inline=True)
+def motion_step(table, work, first, i, X, qdi):
+    """
+    Write body i's pose, S, v, Psid, inertias, momenta and T.
+
+    What does not depend on qdd (``motion_pass``); the state's work rows
+    begin at ``first`` (``lanes``), X is the joint frame.
+    """
+    row = first + i
+    p = int(table[i, PARENT])
+    pose = X if p < 0 else compose(load12(work, first + p, POSE), X)
+    S = root_joint_motion(table, i, pose)
+    v_parent = load6(work, parent_row(table, first, i), VELOCITY)
+    v = add(v_parent, scale(S, qdi))
+    store(work, row, POSE, pose)
+    store(work, row, JOINT, S)
+    store(work, row, VELOCITY, v)
+    store(work, row, PSI_DOT, motion_cross(v_parent, S))
+    store_rigid_inertia_to_parent(pose, table, i, MASS, work, row,
+                                  BODY_INERTIA)
+    h = inertia_times(work, row, BODY_INERTIA, v)
+    store(work, row, BODY_MOMENTUM, h)
+    store(work, row, MOMENTUM, h)
+    for k in range(13):
+        work[row, COMPOSITE + k] = work[row, BODY_INERTIA + k]
+    store_coupling(v, work, row)
+
+
 @compiled
 def motion_pass(table, q, qd, f_ext, work):
     """
@@ -158,27 +188,35 @@ def motion_pass(table, q, qd, f_ext, work):
     n = q.shape[0]
     store_base_motion(table, work, VELOCITY, ACCELERATION)
     for i in range(n):
-        p = int(table[i, PARENT])
-        X = joint_frame(table, i, q[i])
-        pose = X if p < 0 else compose(load12(work, p, POSE), X)
-        S = root_joint_motion(table, i, pose)
-        v_parent = load6(work, p, VELOCITY)
-        v = add(v_parent, scale(S, qd[i]))
-        store(work, i, POSE, pose)
-        store(work, i, JOINT, S)
-        store(work, i, VELOCITY, v)
-        store(work, i, PSI_DOT, motion_cross(v_parent, S))
-        store_rigid_inertia_to_parent(pose, table, i, MASS, work, i,
-                                      BODY_INERTIA)
-        h = inertia_times(work, i, BODY_INERTIA, v)
-        store(work, i, BODY_MOMENTUM, h)
-        store(work, i, MOMENTUM, h)
-        for k in range(13):
-            work[i, COMPOSITE + k] = work[i, BODY_INERTIA + k]
-        store_coupling(v, work, i)
-        if f_ext.shape[0] > 0:
-            store(work, i, EXTERNAL,
-                  force_to_parent(pose, body_wrench(f_ext, table, i)))
+        motion_step(table, work, 0, i, joint_frame(table, i, q[i]), qd[i])
+    if f_ext.shape[0] > 0:
+        for i in range(n):
+            store(work, i, EXTERNAL, force_to_parent(
+                load12(work, i, POSE), body_wrench(f_ext, table, i)))
+
+
+@compiled(inline=True)
+def acceleration_step(table, work, first, i, qdi, qddi, accelerating,
+                      external):
+    """Write body i's a, Psidd (if ``accelerating``) and f."""
+    row = first + i
+    p = parent_row(table, first, i)
+    S = load6(work, row, JOINT)
+    psi_dot = load6(work, row, PSI_DOT)
+    a_parent = load6(work, p, ACCELERATION)
+    a = add(a_parent, scale(psi_dot, qdi))
+    if accelerating:
+        a = add(a, scale(S, qddi))
+        store(work, row, PSI_DDOT, add(motion_cross(a_parent, S),
+                                       motion_cross(load6(work, p, VELOCITY),
+                                                    psi_dot)))
+    store(work, row, ACCELERATION, a)
+    f = add(inertia_times(work, row, BODY_INERTIA, a),
+            force_cross(load6(work, row, VELOCITY),
+                        load6(work, row, BODY_MOMENTUM)))
+    if external:
+        f = subtract(f, load6(work, row, EXTERNAL))
+    store(work, row, SUBTREE_FORCE, f)
 
 
 @compiled
@@ -191,23 +229,42 @@ def acceleration_pass(table, qd, qdd, f_ext, work):
     """
     accelerating = qdd.size > 0
     for i in range(qd.shape[0]):
-        p = int(table[i, PARENT])
-        S = load6(work, i, JOINT)
-        psi_dot = load6(work, i, PSI_DOT)
-        a_parent = load6(work, p, ACCELERATION)
-        a = add(a_parent, scale(psi_dot, qd[i]))
-        if accelerating:
-            a = add(a, scale(S, qdd[i]))
-            store(work, i, PSI_DDOT, add(motion_cross(a_parent, S),
-                                         motion_cross(load6(work, p, VELOCITY),
-                                                      psi_dot)))
-        store(work, i, ACCELERATION, a)
-        f = add(inertia_times(work, i, BODY_INERTIA, a),
-                force_cross(load6(work, i, VELOCITY),
-                            load6(work, i, BODY_MOMENTUM)))
-        if f_ext.shape[0] > 0:
-            f = subtract(f, load6(work, i, EXTERNAL))
-        store(work, i, SUBTREE_FORCE, f)
+        acceleration_step(table, work, 0, i, qd[i],
+                          qdd[i] if accelerating else 0.0, accelerating,
+                          f_ext.shape[0] > 0)
+
+
+@compiled(inline=True)
+def joint_torque(work, j):
+    """Return S_j . F_j: joint j's torque of the forces of ``work`` row j."""
+    return dot(load6(work, j, JOINT), load6(work, j, SUBTREE_FORCE))
+
+
+@compiled(inline=True)
+def inertia_step(table, work, first, j, M, top):
+    """
+    Write row and column j of a tree's M (its rows from ``top``).
+
+    M[j, k] = S_k . IC_j S_j for j and each ancestor k (``inertia_pass``).
+    """
+    row = first + j
+    S = load6(work, row, JOINT)
+    s = inertia_times(work, row, COMPOSITE, S)
+    M[top + j, j] = dot(S, s) + table[j, ARMATURE]
+    k = int(table[j, PARENT])
+    while k >= 0:
+        M[top + k, j] = dot(load6(work, first + k, JOINT), s)
+        M[top + j, k] = M[top + k, j]
+        k = int(table[k, PARENT])
+
+
+@compiled(inline=True)
+def add_to_parent(table, work, first, j, start, end):
+    """Add columns start..end - 1 of body j's row to its parent's."""
+    p = int(table[j, PARENT])
+    if p >= 0:
+        for c in range(start, end):
+            work[first + p, c] += work[first + j, c]
 
 
 @compiled
@@ -227,23 +284,14 @@ def inertia_pass(table, work, M, bias, columns):
     clear(table, M)
     for j in range(n - 1, -1, -1):
         S = load6(work, j, JOINT)
-        s = inertia_times(work, j, COMPOSITE, S)
         if bias.size > 0:
-            bias[j] = dot(S, load6(work, j, SUBTREE_FORCE))
+            bias[j] = joint_torque(work, j)
         if chain:
             store_column(columns, 0, j, S)
-            store_column(columns, 6, j, s)
+            store_column(columns, 6, j, inertia_times(work, j, COMPOSITE, S))
         else:
-            M[j, j] = dot(S, s) + table[j, ARMATURE]
-            k = int(table[j, PARENT])
-            while k >= 0:
-                M[k, j] = dot(load6(work, k, JOINT), s)
-                M[j, k] = M[k, j]
-                k = int(table[k, PARENT])
-        p = int(table[j, PARENT])
-        if p >= 0:
-            for c in range(SUBTREE_FORCE, SUBTREE_SUMS_END):
-                work[p, c] += work[j, c]
+            inertia_step(table, work, 0, j, M, 0)
+        add_to_parent(table, work, 0, j, SUBTREE_FORCE, SUBTREE_SUMS_END)
     if chain:
         chain_mass_matrix(table, columns, M)
 
@@ -252,10 +300,7 @@ def inertia_pass(table, work, M, bias, columns):
 def subtree_sums(table, work, first, end):
     """Inward pass: add columns first..end - 1 of each body to its parent's."""
     for j in range(table.shape[0] - 2, -1, -1):
-        p = int(table[j, PARENT])
-        if p >= 0:
-            for c in range(first, end):
-                work[p, c] += work[j, c]
+        add_to_parent(table, work, 0, j, first, end)
 
 
 @compiled(inline=True)
@@ -308,6 +353,27 @@ def joint_terms(work, j):
     return r, s, G_q, G_qd
 
 
+@compiled(inline=True)
+def jacobian_step(table, work, first, j, dtau_dq, dtau_dqd, top):
+    """Write the entries of joint j and its ancestors (rows from ``top``)."""
+    row = first + j
+    S = load6(work, row, JOINT)
+    psi_dot = load6(work, row, PSI_DOT)
+    r, s, G_q, G_qd = joint_terms(work, row)
+    dtau_dq[top + j, j] = dot(r, psi_dot) + dot(s, load6(work, row, PSI_DDOT))
+    dtau_dqd[top + j, j] = dot(r, S) + 2.0 * dot(s, psi_dot)
+    k = int(table[j, PARENT])
+    while k >= 0:
+        S_k = load6(work, first + k, JOINT)
+        psi_dot_k = load6(work, first + k, PSI_DOT)
+        dtau_dq[top + j, k] = dot(r, psi_dot_k) + dot(
+            s, load6(work, first + k, PSI_DDOT))
+        dtau_dqd[top + j, k] = dot(r, S_k) + 2.0 * dot(s, psi_dot_k)
+        dtau_dq[top + k, j] = dot(S_k, G_q)
+        dtau_dqd[top + k, j] = dot(S_k, G_qd)
+        k = int(table[k, PARENT])
+
+
 @compiled
 def jacobian_entries(table, work, dtau_dq, dtau_dqd, columns):
     """
@@ -324,21 +390,7 @@ def jacobian_entries(table, work, dtau_dq, dtau_dqd, columns):
     clear(table, dtau_dq)
     clear(table, dtau_dqd)
     for j in range(n):
-        S = load6(work, j, JOINT)
-        psi_dot = load6(work, j, PSI_DOT)
-        r, s, G_q, G_qd = joint_terms(work, j)
-        dtau_dq[j, j] = dot(r, psi_dot) + dot(s, load6(work, j, PSI_DDOT))
-        dtau_dqd[j, j] = dot(r, S) + 2.0 * dot(s, psi_dot)
-        k = int(table[j, PARENT])
-        while k >= 0:
-            S_k = load6(work, k, JOINT)
-            psi_dot_k = load6(work, k, PSI_DOT)
-            dtau_dq[j, k] = dot(r, psi_dot_k) + dot(s, load6(work, k,
-                                                             PSI_DDOT))
-            dtau_dqd[j, k] = dot(r, S_k) + 2.0 * dot(s, psi_dot_k)
-            dtau_dq[k, j] = dot(S_k, G_q)
-            dtau_dqd[k, j] = dot(S_k, G_qd)
-            k = int(table[k, PARENT])
+        jacobian_step(table, work, 0, j, dtau_dq, dtau_dqd, 0)
 
 
 @compiled(reassociate=True)
