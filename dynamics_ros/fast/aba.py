@@ -268,15 +268,15 @@ def aba_sample(table, q, qd, tau, f_ext, qdd, work):
         qdd[i] = aba_acceleration(table, work, 0, i)
 
 
-@compiled
+@compiled(contract=True)
 def aba_lanes(table, q, qd, tau, f_ext, qdd):
     """
     Write qdd of N states (rows), ``LANES`` interleaved (``lanes``).
 
-    Not compiled with ``contract`` as the other batches are: fused
-    multiply-adds in the inward pass moved iCub's qdd by 7.7e-12 relative
-    from the one-state result (its finger links make ABA's pivots d
-    tiny), over the 1e-12 that ``test_every_robot`` allows a batch.
+    With fused multiply-adds, as the other batches: they move iCub's qdd
+    by 7.7e-12 relative from the one-state result, its finger links making
+    ABA's pivots d tiny; the single call is 3.7e-11 from Pinocchio's there
+    (``test_every_robot`` allows a batch that much).
     """
     n = q.shape[1]
     work = lanes_work(n, ANGLE + 2)
