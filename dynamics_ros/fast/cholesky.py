@@ -165,11 +165,8 @@ def inverse_and_solutions(L, X, Y, joined):
     0.50 us for a Panda, 7 joints).
     """
     n = X.shape[0]
+    store_negated(X, Y, joined)
     for i in range(n):
-        for c in range(n):
-            joined[i, c] = -X[i, c]
-        for c in range(n):
-            joined[i, n + c] = -Y[i, c]
         for c in range(n):
             joined[i, 2 * n + c] = 0.0
         joined[i, 2 * n + i] = 1.0
@@ -222,10 +219,16 @@ def minus_inverse_times(Minv, X, Y, joined, out):
     ((nq, 2 nq) scratch, not ``out``).  One product for both halves runs
     faster than two: about 4.2 against 2 x 2.6 us at 32 joints.
     """
+    store_negated(X, Y, joined)
+    np.dot(Minv, joined, out)
+
+
+@compiled(inline=True)
+def store_negated(X, Y, joined):
+    """Write -X and -Y (nq, nq) side by side into ``joined``'s first 2 nq."""
     n = X.shape[0]
     for i in range(n):
         for c in range(n):
             joined[i, c] = -X[i, c]
         for c in range(n):
             joined[i, n + c] = -Y[i, c]
-    np.dot(Minv, joined, out)
