@@ -22,7 +22,8 @@ waits for the result of the step before.  A batch kernel therefore runs
 each step for ``LANES`` states before it goes on to the next body: the
 states' steps do not depend on each other, and the processor overlaps
 them.  Inverse dynamics, bias, gravity, mass matrix and forward dynamics
-batches run so (``benchmarks/results.md`` has the figures).
+batches run so, and linearizations of fewer than 12 joints
+(``benchmarks/results.md`` has the figures).
 
 So that the one-state kernel and the batch kernel share every line of the
 algorithm, a kernel module writes its recursion as steps over one body of
