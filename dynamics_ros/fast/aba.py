@@ -181,7 +181,7 @@ def aba_outward(table, work, first, i, X, qdi):
     Write body i's X, v, c = v x vJ, pA = v x* I v and IA = I.
 
     X comes from the caller: one state computes it as it goes (a pass of
-    the angles first, as the other kernels do, measured slower here); a
+    the angles first, as the other kernels do, measured no faster here); a
     batch from the block's angles.
     """
     row = first + i

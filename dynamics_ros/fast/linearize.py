@@ -36,8 +36,8 @@ from .cholesky import BLAS_FROM, cholesky, cholesky_solve_vector, \
     minus_inverse_times
 from .compiler import compiled, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK
-from .lanes import angle_buffers, lane_rows, LANES, lanes_work, \
-    store_block_angles, store_lane_bases, stored_joint_frame
+from .lanes import angle_buffers, lane_rows, lane_state, LANES, \
+    lanes_work, start_block, store_lane_bases, stored_joint_frame
 from .packing import IS_CHAIN
 from .rnea import inverse_dynamics
 from .rnea_derivatives import ACCELERATION, acceleration_step, \
@@ -131,7 +131,7 @@ def linearize_kernel(table, work, q, qd, tau, no_forces, damping, A, B):
 
 
 @compiled(contract=True)
-def linearize_lanes(table, q, qd, tau, no_forces, damping, A, B):
+def linearize_lanes(table, q, qd, tau, damping, A, B):
     """
     Write (A, B) of N operating points, ``LANES`` interleaved (``lanes``).
 
@@ -154,12 +154,10 @@ def linearize_lanes(table, q, qd, tau, no_forces, damping, A, B):
     tree = table[n, IS_CHAIN] == 0.0
     store_lane_bases(table, work, VELOCITY, ACCELERATION)
     for start in range(0, q.shape[0], LANES):
-        count = min(LANES, q.shape[0] - start)
-        store_block_angles(table, work, q, start, count, ANGLE, angles)
+        count = start_block(table, work, q, start, ANGLE, angles)
         for i in range(n):
             for lane in range(count):
-                k = start + lane
-                first = lane_rows(n, lane)
+                k, first = lane_state(n, start, lane)
                 motion_step(table, work, first, i, stored_joint_frame(
                     table, work, first + i, i, q[k, i], ANGLE), qd[k, i])
         for i in range(n):
@@ -216,7 +214,7 @@ def linearize_batch(table, work, q, qd, tau, no_forces, damping, A, B):
     Returns -1, or the first state whose M is not positive definite.
     """
     if q.shape[1] < BLAS_FROM:
-        return linearize_lanes(table, q, qd, tau, no_forces, damping, A, B)
+        return linearize_lanes(table, q, qd, tau, damping, A, B)
     scratch, jacobians, columns = derivative_scratch(q.shape[1])
     for k in range(q.shape[0]):
         if not linearize_sample(table, q[k], qd[k], tau[k], no_forces,
