@@ -21,8 +21,15 @@ Two ways, as the papers count:
   newton_euler_links, modified_newton_euler, strobing, nasser) with q, qd,
   qdd or tau as counted variables and the model's parameters as constants.
   An operation between two constants is folded (done once, off line); one
-  with an exact 0 or +-1 constant is free (the structural zeros of z = (0, 0,
-  1), of the DH rotation, of Q, of pseudo-inertias...); negation is free.
+  with a 0 or +-1 constant is free (the structural zeros of z = (0, 0, 1),
+  of the DH rotation, of Q, of pseudo-inertias...); negation is free.  A
+  constant within ``STRUCTURAL_TOLERANCE`` of 0 or +-1 is that exact value:
+  a term that is zero in exact arithmetic may come out of numpy's products
+  of constants as 0 or as 1e-17, depending on the BLAS kernel's rounding
+  (FMA or not, order of the sums), and a count must not depend on the
+  machine.  The generic chains are counted on their DH tables' own numbers
+  (``dh_chain(table)``), not read back from a model (``dh_chain(from_dh(
+  table))`` turns them through rotations and leaves such residues).
   Everything else is one multiplication (divisions included, also counted
   apart) or one addition (subtractions included).  sin/cos are counted apart.
 - ``count_source`` walks the syntax tree of generated code (Kane's explicit
@@ -69,8 +76,25 @@ class Count:
                      self.divs + other.divs, self.trig + other.trig)
 
 
+# Constants this close to 0 or +-1 are structural zeros and ones (module
+# notes).  The models' parameters are SI lengths, masses and inertias of
+# arms, far above it; round-off residues of products of O(1) constants are
+# near 1e-16, far below it.
+STRUCTURAL_TOLERANCE = 1e-12
+
+
 def _is_constant(value):
     return isinstance(value, (int, float, np.number))
+
+
+def _structural(value):
+    """Return 0.0, 1.0 or -1.0 for a structural constant, else None."""
+    if not _is_constant(value):
+        return None
+    for exact in (0.0, 1.0, -1.0):
+        if abs(value - exact) <= STRUCTURAL_TOLERANCE:
+            return exact
+    return None
 
 
 class Counted:
@@ -102,7 +126,7 @@ class Counted:
         """Return self + sign * other; free with a constant 0."""
         if isinstance(other, np.ndarray):
             return NotImplemented   # numpy then works element by element
-        if _is_constant(other) and other == 0:
+        if _structural(other) == 0.0:
             return self
         self.counter.adds += 1
         other = self._value(other)
@@ -121,7 +145,7 @@ class Counted:
 
     def __rsub__(self, other):
         """Subtract from a constant; free from 0."""
-        if _is_constant(other) and other == 0:
+        if _structural(other) == 0.0:
             return -self
         self.counter.adds += 1
         return self._new(float(other) - self.value)
@@ -130,13 +154,13 @@ class Counted:
         """Multiply; free by a constant 0 or +-1."""
         if isinstance(other, np.ndarray):
             return NotImplemented
-        if _is_constant(other):
-            if other == 0:
-                return 0.0
-            if other == 1:
-                return self
-            if other == -1:
-                return -self
+        exact = _structural(other)
+        if exact == 0.0:
+            return 0.0
+        if exact == 1.0:
+            return self
+        if exact == -1.0:
+            return -self
         self.counter.mults += 1
         return self._new(self.value * self._value(other))
 
@@ -146,7 +170,7 @@ class Counted:
         """Divide (a multiplication, also counted as a division)."""
         if isinstance(other, np.ndarray):
             return NotImplemented
-        if _is_constant(other) and other in (1, -1):
+        if _structural(other) in (1.0, -1.0):
             return self * other
         self.counter.mults += 1
         self.counter.divs += 1
@@ -353,10 +377,15 @@ def count_formulations(source, kane=True, seed=0):
     from .strobing import strobe_mass_matrix
 
     if isinstance(source, int):
-        model = from_dh(generic_chain(source, seed))
+        # The DH formulations run on the table's own numbers; Nasser and
+        # Kane take the model built from it (its frames are products of
+        # the table's rotations with exact zeros and ones, no residues).
+        table = generic_chain(source, seed)
+        model = from_dh(table)
+        chain = dh_chain(table)
     else:
         model = source
-    chain = dh_chain(model)
+        chain = dh_chain(model)
     n = chain.n
     rng = np.random.default_rng(seed)
     q, qd, qdd = rng.uniform(-1.0, 1.0, (3, n))
@@ -465,7 +494,7 @@ def turney_term_counts(name, n, seed=0, principal_axes=False):
             modified_newton_euler,
             modified_newton_euler.modified_newton_euler_inverse_dynamics),
     }[name]
-    chain = dh_chain(from_dh(generic_chain(n, seed, principal_axes)))
+    chain = dh_chain(generic_chain(n, seed, principal_axes))
     q, qd, qdd = np.random.default_rng(seed).uniform(-1.0, 1.0, (3, n))
     by_label, total = count_by_statement(
         module, lambda a, b, c: function(chain, a, b, c), q, qd, qdd)
@@ -519,8 +548,13 @@ def turney_lagrange_term_counts(source, seed=0):
     """
     from .lagrange_turney import PHASES, turney_lagrange_inverse_dynamics
 
-    model = from_dh(generic_chain(source, seed)) if isinstance(
-        source, int) else source
+    if isinstance(source, int):
+        # Counted on the table's own numbers (module notes); the model is
+        # returned for the callers' checks against other implementations.
+        table = generic_chain(source, seed)
+        model = from_dh(table)
+    else:
+        table = model = source
     n = len(model.joint_names)
     q, qd, qdd = np.random.default_rng(seed).uniform(-1.0, 1.0, (3, n))
     counter = Count()
@@ -535,7 +569,7 @@ def turney_lagrange_term_counts(source, seed=0):
         mark[0] = now
 
     tau = turney_lagrange_inverse_dynamics(
-        model, *(counted_vector(x, counter) for x in (q, qd, qdd)),
+        table, *(counted_vector(x, counter) for x in (q, qd, qdd)),
         entry=lambda value: Counted(value, counter), on_phase=on_phase)
     if sorted(booked) != sorted(PHASES):
         raise AssertionError('phases not booked: %s' % sorted(
@@ -559,10 +593,10 @@ MACKAY_TABLE_4_1 = {
 
 
 def _snapped(matrix):
-    """Snap entries within 1e-15 of 0 or +-1 to exact values."""
+    """Snap entries within STRUCTURAL_TOLERANCE of 0 or +-1 to them."""
     matrix = np.array(matrix, dtype=float)
     for exact in (-1.0, 0.0, 1.0):
-        matrix[np.abs(matrix - exact) < 1e-15] = exact
+        matrix[np.abs(matrix - exact) <= STRUCTURAL_TOLERANCE] = exact
     return matrix
 
 
