@@ -43,6 +43,9 @@ Every identity that does not go through a printed number holds to 1e-9.
 
 from conftest import assert_close
 import dynamics_ros as dr
+from dynamics_ros.dynamics.actuated import reflected_model
+from dynamics_ros.model.actuators import motors_from_mapping
+from dynamics_ros.resources import robot_urdf
 import numpy as np
 
 PLANAR = [3, 4, 2]  # rows x_dot, y_dot, theta_dot of [angular; linear]
@@ -422,3 +425,108 @@ def test_appendix_b_wrist_point_closed_form():
     c2, s2 = np.cos(2 * theta[0]), np.sin(2 * theta[0])
     closed_form = np.array([[s2, -c2, 0], [-c2, -s2, 0], [0, 0, 0]]) / r ** 2
     assert_close(0.5 * (H_inv[0] + H_inv[0].T), closed_form)
+
+
+# --- Ch. IV and the motor model: second tests of single-test equations ---
+
+def test_redundant_h_is_the_kinetic_energy_weighted_inverse():
+    """
+    Eq. 4-72 on a planar 3R arm with a 2-row task (the hand's x, y).
+
+    H^q_uu = -G^-RT (G^-R . H^u_qq) G^-R gives, with q_dot = G^-R u_dot
+    and q_ddot = G^-R u_ddot + u_dot^T H^q_uu u_dot, (a) the task's
+    acceleration G q_ddot + q_dot^T H q_dot = u_ddot (the sign) and (b)
+    of all joint accelerations that do, the one of least q_ddot^T I*
+    q_ddot: I* q_ddot is orthogonal to G's null space (the weighting of
+    G^-R, eq. 4-70; I* here is far from a multiple of the identity).
+    """
+    model = planar_chain([10.0, 8.0, 5.0], 4.0, [1.0, 0.5, 0.2],
+                         coupler=(1, 0.02, 4.0, 0.3))
+    phi = np.array([0.4, 0.9, -0.7])
+    G, H = planar_coefficients(model, phi)
+    G, H = G[:2], H[:2]
+    I_star, P_star, _ = dr.dynamics_coefficients(model, phi)
+    assert np.abs(I_star - np.diag(np.diag(I_star))).max() > 0.1 * \
+        np.abs(I_star).max()
+    G_R, H_q, _, _ = dr.redundant_transfer(I_star, P_star, G, H)
+    null = np.linalg.svd(G)[2][-1]
+    assert_close(G @ null, np.zeros(2), scale=1.0)
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        u_dot, u_ddot = rng.uniform(-1.0, 1.0, (2, 2))
+        q_dot = G_R @ u_dot
+        q_ddot = G_R @ u_ddot + dr.quadratic(H_q, u_dot)
+        assert_close(G @ q_ddot + dr.quadratic(H, q_dot), u_ddot)
+        assert abs(null @ I_star @ q_ddot) < 1e-9 * np.abs(
+            I_star @ q_ddot).max()
+        # The velocity-product part alone: -G^-R (q_dot^T H q_dot).
+        assert_close(dr.quadratic(H_q, u_dot),
+                     -G_R @ dr.quadratic(H, q_dot))
+
+
+def test_overconstrained_split_is_the_least_squares_inverse():
+    """
+    Eq. 4-86 on a random 5 x 3 G^q_u: G^-LT = G (G^T G)^-1.
+
+    Every split T_q = G^-LT T_u meets the constraint G^T T_q = T_u (4-80)
+    and is the least-norm one, pinv(G^T) T_u (4-85); I*_qu, P*_quu and
+    T^L_q carry the same split of each term (4-88 to 4-90).
+    """
+    rng = np.random.default_rng(13)
+    G = rng.normal(size=(5, 3))
+    A = rng.normal(size=(3, 3))
+    I_uu = A @ A.T + np.eye(3)
+    P_uuu = rng.normal(size=(3, 3, 3))
+    T_load = rng.normal(size=3)
+    G_LT, I_qu, P_quu, T_q_load = dr.overconstrained_transfer(
+        G, I_uu, P_uuu, T_load)
+    assert_close(G.T @ G_LT, np.eye(3), scale=1.0)
+    assert_close(G_LT, np.linalg.pinv(G.T))
+    assert_close(G.T @ I_qu, I_uu)
+    assert_close(G.T @ T_q_load, T_load)
+    u_dot, u_ddot = rng.uniform(-1.0, 1.0, (2, 3))
+    T_u = I_uu @ u_ddot + dr.quadratic(P_uuu, u_dot) - T_load
+    T_q = I_qu @ u_ddot + dr.quadratic(P_quu, u_dot) - T_q_load
+    assert_close(G.T @ T_q, T_u)
+    other = T_q + np.linalg.svd(G.T)[2][-1]     # another split of T_u
+    assert_close(G.T @ other, T_u)
+    assert np.linalg.norm(other) > np.linalg.norm(T_q)
+
+
+def test_nominal_voltage_is_the_motor_equation_along_the_motion():
+    """
+    The nominal voltage (eqs. 2-237 to 2-240) against L di/dt + R i + C_E qd.
+
+    Along q(t) = q0 + a sin(w t) on the two-link arm, the nominal current
+    i(t) (the torque over n k_t) is differentiated in time by central
+    differences (h = 1e-5 s, error ~1e-9 relative); the voltage from the
+    jerk-based di/dt of eq. 2-240 matches it to 1e-7 relative.  Without
+    the jerk term (M qddd) the voltage is off by L M qddd / (n k_t), more
+    than 1e-4 of it here.
+    """
+    model = dr.load_urdf(robot_urdf('two_link_planar'))
+    motors = motors_from_mapping({name: dict(
+        gear_ratio=40.0 + 20.0 * k, rotor_inertia=3e-5, torque_constant=0.05,
+        back_emf=0.05, resistance=1.2, inductance=5e-3, damping=2e-5)
+        for k, name in enumerate(model.joint_names)}, model.joint_names)
+    q0, a, w = np.array([0.2, -0.4]), np.array([0.5, 0.7]), \
+        np.array([4.0, 6.0])
+
+    def motion(t):
+        s, c = np.sin(w * t), np.cos(w * t)
+        return (q0 + a * s, a * w * c, -a * w * w * s, -a * w ** 3 * c)
+
+    h = 1e-5
+    for t in (0.05, 0.3, 0.8):
+        voltage, current = dr.nominal_voltage(model, motors, *motion(t))
+        rate = (dr.nominal_voltage(model, motors, *motion(t + h))[1]
+                - dr.nominal_voltage(model, motors, *motion(t - h))[1]) / (
+                    2 * h)
+        speed = motors.gear_ratio * motion(t)[1]          # motor side
+        expected = (motors.inductance * rate + motors.resistance * current
+                    + motors.back_emf * speed)
+        assert_close(voltage, expected, 1e-7)
+        jerk_part = motors.inductance * (
+            dr.mass_matrix(reflected_model(model, motors), motion(t)[0])
+            @ motion(t)[3]) / (motors.gear_ratio * motors.torque_constant)
+        assert np.abs(jerk_part).max() > 1e-4 * np.abs(voltage).max()

@@ -21,7 +21,9 @@ The papers' own checks, reproduced.
   the torques of the control law (eqs. 128-133).
 - Turney, Mudge & Lee (1980), sec. 4: Lagrange and Newton-Euler are the same
   computation: equal tau, M and C on random DH arms.
-- Nasser, sec. 1: the analytic two-link planar arm.
+- Nasser, sec. 1: the analytic two-link planar arm, and (ours) a spatial
+  arm with a prismatic joint, where the terms the planar arm makes zero
+  (omega_{i-1} x z_{i-1} qd_i) are not.
 """
 
 from conftest import assert_close
@@ -39,6 +41,7 @@ from dynamics_ros.formulations.strobing import strobe_coriolis_tensor, \
     strobe_gravity, strobe_mass_matrix
 from dynamics_ros.resources import robot_urdf
 import numpy as np
+from oracle import oracle_for
 import pytest
 from scipy.integrate import solve_ivp
 
@@ -273,3 +276,43 @@ def test_nasser_two_link_analytic():
         expected = np.linalg.solve(M, tau - c - g)
         assert_close(nasser_forward_dynamics(model, q, qd, tau), expected,
                      1e-12)
+
+
+def test_nasser_spatial_arm_against_pinocchio(stanford):
+    """
+    The Stanford Arm: what Nasser's two-link check cannot see.
+
+    A planar arm has every omega parallel to every joint axis, so sigma*'s
+    angular block omega_{i-1} x z_{i-1} qd_i (eq. 2.1.13, sign corrected)
+    and the prismatic 2 omega_{i-1} x z_{i-1} qd_i (eqs. 2.2.1, 2.2.6) are
+    zero there.  On the Stanford Arm (R R P R R R: crossed axes, the boom
+    slides with three links beyond it) both are large, and Nasser's qdd
+    equal Pinocchio's ABA (1e-10 x cond(M), as the formulation tests).
+    """
+    with open(robot_urdf('stanford_arm'), encoding='utf-8') as stream:
+        oracle = oracle_for(stream.read())[1]
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        q = rng.uniform(-1.2, 1.2, 6)
+        q[2] = rng.uniform(0.1, 0.4)                  # the boom's slide
+        qd, tau = rng.uniform(-2.0, 2.0, (2, 6))
+        # omega of each joint's parent and the joint axis, root axes.
+        rotations, _ = dr.body_poses(stanford, q)
+        omega, coriolis = np.zeros(3), []
+        for i in range(6):
+            axis = rotations[i] @ stanford.axis[i]
+            coriolis.append(np.linalg.norm(np.cross(omega, axis)) * abs(
+                qd[i]))
+            if stanford.joint_type[i] == dr.REVOLUTE:
+                omega = omega + axis * qd[i]
+        assert max(coriolis[1:]) > 0.1              # revolute sigma*
+        assert coriolis[2] > 0.01                   # prismatic joint 3
+        expected = oracle.aba(q, qd, tau)
+        rtol = 1e-10 * np.linalg.cond(dr.mass_matrix(stanford, q))
+        assert_close(nasser_forward_dynamics(stanford, q, qd, tau),
+                     expected, rtol)
+        # With the base still (qd_1 = 0) the first link's contribution
+        # goes, the others stay: still Pinocchio's.
+        qd[0] = 0.0
+        assert_close(nasser_forward_dynamics(stanford, q, qd, tau),
+                     oracle.aba(q, qd, tau), rtol)
