@@ -42,8 +42,9 @@ from dynamics_ros.formulations.newton_euler_links import \
     newton_euler_inverse_dynamics
 from dynamics_ros.formulations.op_counts import Count, count_call, \
     count_flexible, count_formulations, count_source, Counted, \
-    generic_chain, MACKAY_TABLE_4_1, PUBLISHED, STANFORD_ARM_PUBLISHED, \
-    turney_lagrange_term_counts, turney_term_counts
+    critical_path, generic_chain, MACKAY_TABLE_4_1, PUBLISHED, \
+    STANFORD_ARM_PUBLISHED, turney_lagrange_term_counts, \
+    turney_parallel_steps, turney_term_counts
 from dynamics_ros.model.dh import from_dh
 from dynamics_ros.model.urdf_writer import to_urdf
 from dynamics_ros.resources import robot_urdf
@@ -260,6 +261,45 @@ def test_stanford_arm_counts_beside_kane_and_levinson():
         (2195, 1719), (1541, 1196), (852, 738), (646, 394)]
 
 
+def test_critical_path_rules():
+    """A step per counted operation after its operands; free ones none."""
+    def expression(v):
+        x, y, z, w = v
+        return [((x * y) + z) * w, x * y + z * w, -(x * 1.0) + 0.0,
+                (x + y) + (z + w), x ** 3]
+    path, count, value = critical_path(expression, [2.0, 3.0, 5.0, 7.0])
+    assert path == (2, 1)
+    assert count == Count(mults=2 + 2 + 0 + 0 + 2, adds=1 + 1 + 0 + 3)
+    assert list(value) == [77.0, 41.0, -2.0, 17.0, 8.0]
+    parts = [critical_path(lambda v, k=k: [expression(v)[k]],
+                           [2.0, 3.0, 5.0, 7.0])[0] for k in range(5)]
+    assert parts == [(2, 1), (1, 1), (0, 0), (0, 2), (2, 0)]
+
+
+def test_turney_table_5_parallel_steps():
+    """
+    Table 5 (27n + 42 / 27n + 41 steps) beside our critical path.
+
+    Turney schedules whole terms (each done serially: omega_{i+2},
+    alpha_{i+2}, A_{i+1}, a_i, ... 18 / 15 a link) concurrently across
+    links.  With one step per operation as soon as its operands exist, the
+    modified Newton-Euler's dependency graph (sums added as written) is
+    2n + 4 multiplications and 6n additions deep: 8n + 4 steps for 105n -
+    60 + 90n - 65 operations, principal axes or not.  The chain runs out
+    to the tip and back: each link adds one multiplication and three
+    additions on the way out and as many on the way in (tau_n is 13 / 27
+    steps deep at n = 8, tau_1 20 / 48).
+    """
+    for n in range(1, 9):
+        path, count = turney_parallel_steps(n)
+        assert path == (2 * n + 4, 6 * n), n
+        assert pair(count) == GENERIC['modified_newton_euler'][n - 1]
+        assert turney_parallel_steps(n, principal_axes=True)[0] == path
+        theirs = published('modified_newton_euler_parallel', n)
+        assert path[0] < theirs[0] and path[1] < theirs[1]
+    assert published('modified_newton_euler_parallel', 6) == (204, 203)
+
+
 # Turney's Table 2 at n = 6, row by row: (ours, published).  Ours runs
 # lagrange_turney (his Appendix's organisation, every matrix entry counted).
 TURNEY_TABLE_2_AT_6 = [
@@ -393,9 +433,26 @@ def test_mackay_table_4_1_three_link_arm():
             assert count.trig == 6 and count.divs == 0
             counts.append(pair(count))
         assert tuple(counts) == expected, modes
-    assert MACKAY_TABLE_4_1['FLX'] == {0: (4637, 2715), 1: (10345, 8513),
-                                       2: (18117, 15223)}
-    assert MACKAY_TABLE_4_1['SYMFLX, unused Z### removed'] == {
-        0: (445, 213), 1: (2659, 1313)}
-    assert MACKAY_TABLE_4_1['SYMFLX, raw output'] == {0: (638, 300),
-                                                      1: (3210, 1648)}
+        # Beside the thesis: every entry counted, ours is below FLX's
+        # general-matrix count; with structural zeros free, the I(z) zdd +
+        # R organisation is below SYMFLX's (which drops x0 and x+-1 too);
+        # the recursion is below both.
+        flx = MACKAY_TABLE_4_1['FLX'][modes]
+        assert all(a < b for a, b in zip(counts[2], flx))
+        assert all(a < b for a, b in zip(counts[0], counts[1]))
+        symflx = MACKAY_TABLE_4_1['SYMFLX, unused Z### removed'].get(modes)
+        if symflx is not None:
+            assert all(a < b for a, b in zip(counts[1], symflx))
+            raw = MACKAY_TABLE_4_1['SYMFLX, raw output'][modes]
+            assert all(a < b for a, b in zip(symflx, raw))
+    # The rigid rows of Table 4.1 are Table 1.1's laws at n = 3, as the
+    # thesis says; at n = 6 those laws give Table 1.1's printed numbers
+    # (Uicker-Kahn's columns printed swapped: its multiplication law gives
+    # the 51456 printed as additions).
+    for row, key, at_6 in (
+            ('Uicker-Kahn (Table 1.1 at n = 3)', 'uicker_kahn', 51456),
+            ('Hollerbach 4x4 (Table 1.1 at n = 3)', 'hollerbach_4x4', 4388)):
+        assert MACKAY_TABLE_4_1[row] == {0: published(key, 3)}
+        assert published(key, 6)[0] == at_6
+    assert published('hollerbach_3x3', 6) == (2195, 1719)
+    assert published('newton_euler_lwp', 6) == (852, 738)

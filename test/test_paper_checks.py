@@ -44,6 +44,7 @@ import numpy as np
 from oracle import oracle_for
 import pytest
 from scipy.integrate import solve_ivp
+from scipy.linalg import expm
 
 G = 9.81
 MASS = dict(C=4.0, D=1.0, E=0.6, F=0.5)          # Appendix 3
@@ -172,10 +173,33 @@ def test_kane_forward_inverse_round_trip(stanford):
         qdd = dr.forward_dynamics(stanford, q, qd, tau)
         assert_close(equations.inverse_dynamics(q, qd, qdd), tau, 1e-9,
                      'tau')
-    # The law brings the arm towards q* (the paper plots it, no numbers).
+    # "Brought to q* in 10 s" (the paper plots it, no numbers): from 1.047
+    # rad off, the law leaves 0.0088 rad at 10 s (0.0088 with DOP853 at
+    # 1e-10 too): held to 0.01 rad, under 1 % of the start.
     final = history[-1, :6][[0, 1, 3, 4, 5, 2]]
-    assert np.max(np.abs(final - TARGET)) < 0.35
     assert np.max(np.abs(history[0, :6][[0, 1, 3, 4, 5, 2]] - TARGET)) > 1.0
+    assert np.max(np.abs(final - TARGET)) < 0.01
+    # And it gets there as the law's linearization at q* says: eqs.
+    # 128-133 compensate gravity exactly, so q* is an equilibrium, and
+    # from the simulated state at 6 s the linear closed loop (slowest
+    # mode -0.45 1/s) predicts the state at 10 s to 0.5 % of its error
+    # (what is left is second order in the 0.05 rad of error at 6 s):
+    # held to 2 %.
+    q_star = TARGET[KANE]                           # URDF joint order
+
+    def closed_loop(state):
+        q, qd = state[:6], state[6:]
+        return np.concatenate((qd, dr.forward_dynamics(
+            stanford, q, qd, control_law(q, qd))))
+    rest = np.concatenate((q_star, np.zeros(6)))
+    assert np.abs(closed_loop(rest)).max() < 1e-12
+    A = np.column_stack([(closed_loop(rest + step) - closed_loop(
+        rest - step)) / 2e-6 for step in 1e-6 * np.eye(12)])
+    slowest = np.max(np.linalg.eigvals(A).real)
+    assert -0.5 < slowest < -0.4
+    predicted = expm(A * 4.0) @ (history[24] - rest)
+    error = np.abs(history[-1] - rest)[:6].max()
+    assert np.abs(predicted - (history[-1] - rest)).max() < 0.02 * error
 
 
 def cycloid(q0, qT, T, t):

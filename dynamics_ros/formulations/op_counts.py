@@ -42,6 +42,9 @@ Two ways, as the papers count:
   products) and splits the count by its phases, the rows of his Table 2.
 - ``count_flexible`` runs dynamics_ros.flexible's inverse dynamics on
   object arrays of counted numbers, for Mackay's Table 4.1.
+- ``critical_path`` follows each counted number's longest chain of
+  operations back to the inputs: the steps of a parallel schedule with
+  as many processors as needed (Turney's Table 5, ``turney_parallel_steps``).
 
 ``PUBLISHED`` holds the papers' own counts.
 """
@@ -97,18 +100,43 @@ def _structural(value):
     return None
 
 
+def _longest(first, second):
+    """Return the longer of two (mults, adds) chains; ties: more mults."""
+    return max(first, second, key=lambda path: (path[0] + path[1], path[0]))
+
+
+def _path_of(value):
+    return value.path if isinstance(value, Counted) else (0, 0)
+
+
 class Counted:
-    """A scalar variable whose arithmetic is counted in ``counter``."""
+    """
+    A scalar variable whose arithmetic is counted in ``counter``.
 
-    __slots__ = ('value', 'counter')
+    ``path`` is (multiplications, additions) along the longest chain of
+    counted operations that produced it from the inputs (which start at
+    (0, 0)): its step in a schedule with unlimited processors, one
+    operation a step.  Free operations (negation, x 0, x +-1) and sin/cos
+    (all joints' at once, before any step; Turney's tables leave them out)
+    add no step.
+    """
 
-    def __init__(self, value, counter):
+    __slots__ = ('value', 'counter', 'path')
+
+    def __init__(self, value, counter, path=(0, 0)):
         """Wrap a float ``value``; operations are added to ``counter``."""
         self.value = float(value)
         self.counter = counter
+        self.path = path
 
-    def _new(self, value):
-        return Counted(value, self.counter)
+    def _new(self, value, path=None):
+        return Counted(value, self.counter,
+                       self.path if path is None else path)
+
+    def _step(self, other, mults, adds):
+        """Return the path of an operation on self and ``other``."""
+        longest = _longest(self.path, _path_of(other))
+        return (longest[0] + mults, longest[1] + adds)
 
     @staticmethod
     def _value(other):
@@ -129,9 +157,10 @@ class Counted:
         if _structural(other) == 0.0:
             return self
         self.counter.adds += 1
+        path = self._step(other, 0, 1)
         other = self._value(other)
         return self._new(self.value + other if sign > 0
-                         else self.value - other)
+                         else self.value - other, path)
 
     def __add__(self, other):
         """Add; free with a constant 0."""
@@ -148,7 +177,7 @@ class Counted:
         if _structural(other) == 0.0:
             return -self
         self.counter.adds += 1
-        return self._new(float(other) - self.value)
+        return self._new(float(other) - self.value, self._step(None, 0, 1))
 
     def __mul__(self, other):
         """Multiply; free by a constant 0 or +-1."""
@@ -162,7 +191,8 @@ class Counted:
         if exact == -1.0:
             return -self
         self.counter.mults += 1
-        return self._new(self.value * self._value(other))
+        return self._new(self.value * self._value(other),
+                         self._step(other, 1, 0))
 
     __rmul__ = __mul__
 
@@ -174,18 +204,20 @@ class Counted:
             return self * other
         self.counter.mults += 1
         self.counter.divs += 1
-        return self._new(self.value / self._value(other))
+        return self._new(self.value / self._value(other),
+                         self._step(other, 1, 0))
 
     def __rtruediv__(self, other):
         """Divide a constant by this variable."""
         self.counter.mults += 1
         self.counter.divs += 1
-        return self._new(float(other) / self.value)
+        return self._new(float(other) / self.value, self._step(None, 1, 0))
 
     def __pow__(self, power):
         """Raise to a small integer power: power - 1 multiplications."""
         self.counter.mults += int(power) - 1
-        return self._new(self.value ** power)
+        return self._new(self.value ** power,
+                         self._step(None, int(power) - 1, 0))
 
     def cos(self):
         """Return the cosine (one trigonometric call)."""
@@ -249,6 +281,48 @@ def count_call(function, *inputs):
             for x in inputs]
     result = function(*args)
     return counter, value_of(result)
+
+
+def critical_path(function, *inputs):
+    """
+    Run ``function`` on counted inputs; return its longest chain of steps.
+
+    Returns ((mults, adds) along the longest chain of dependent operations
+    ending at any counted output, the Count of the whole run, the float
+    result).  The dependency graph is the one the code evaluates: a sum
+    is added up in the order written, not as a tree.
+    """
+    counter = Count()
+    args = [counted_vector(x, counter) if x is not None else None
+            for x in inputs]
+    result = function(*args)
+    path = (0, 0)
+    for value in np.asarray(result, dtype=object).ravel():
+        path = _longest(path, _path_of(value))
+    return path, counter, value_of(result)
+
+
+def turney_parallel_steps(n, seed=0, principal_axes=False):
+    """
+    Critical path of the modified Newton-Euler on a generic n-link chain.
+
+    Turney et al.'s Table 5 ("simultaneous steps in N-E computation", 27n
+    + 42 multiplications and 27n + 41 additions) schedules whole terms
+    (omega_i, alpha_i, A_i, a_i, ... each done serially) concurrently
+    across links.  Here every operation is its own step as soon as its
+    operands exist (unlimited processors): the steps are the longest chain
+    of the dependency graph that ``modified_newton_euler`` evaluates.
+    Returns ((mults, adds) along that chain, the Count of all operations).
+    """
+    from .chain import dh_chain
+    from .modified_newton_euler import modified_newton_euler_inverse_dynamics
+
+    chain = dh_chain(generic_chain(n, seed, principal_axes))
+    q, qd, qdd = np.random.default_rng(seed).uniform(-1.0, 1.0, (3, n))
+    path, count, _ = critical_path(
+        lambda a, b, c: modified_newton_euler_inverse_dynamics(
+            chain, a, b, c), q, qd, qdd)
+    return path, count
 
 
 class _StatementCount(Count):
@@ -433,6 +507,21 @@ PUBLISHED = {
                lambda n: (258 * (n + 1) - 119, 191 * (n + 1) - 83)),
     'nasser_n_links': ('Nasser, sec. 3.3 (N = n)',
                        lambda n: (258 * n - 119, 191 * n - 83)),
+    # Mackay 1988, Table 1.1 (from Brady): general-chain laws; Uicker-Kahn's
+    # printed n = 6 values have the two columns swapped.
+    'uicker_kahn': ('Uicker-Kahn (Mackay, Table 1.1)',
+                    lambda n: (25 * n ** 4 + 66 * n ** 3 + 129 * n ** 2
+                               + 42 * n - 96,
+                               32 * n ** 4 + 86 * n ** 3 + 171 * n ** 2
+                               + 53 * n - 128)),
+    'hollerbach_4x4': ('Hollerbach 4x4 recursive Lagrange (Mackay, Table '
+                       '1.1)', lambda n: (830 * n - 592, 675 * n - 464)),
+    'hollerbach_3x3': ('Hollerbach 3x3 recursive Lagrange (Mackay, Table '
+                       '1.1)', lambda n: (412 * n - 277, 320 * n - 201)),
+    # Parallel steps, not operations.
+    'modified_newton_euler_parallel': (
+        'Turney et al. 1980, Table 5 (simultaneous steps)',
+        lambda n: (27 * n + 42, 27 * n + 41)),
 }
 
 STANFORD_ARM_PUBLISHED = [
