@@ -20,8 +20,9 @@ dynamics_ros/formulations on counted numbers (Lagrange, Newton-Euler,
 modified Newton-Euler, Nasser, strobed M) and by reading the generated code
 (Kane), on generic revolute DH chains (no 0 or 90 degree twists, full
 inertia tensors).  Then the n = 6 counts beside the papers' published ones,
-and the Stanford Arm beside Kane and Levinson's table.  Operation counts,
-not timings.  Run: ``.venv/bin/python benchmarks/op_counts.py [--max-n N]
+the modified Newton-Euler's critical path beside Turney's Table 5 (parallel
+steps), and the Stanford Arm beside Kane and Levinson's table.  Operation
+counts, not timings.  Run: ``.venv/bin/python benchmarks/op_counts.py [--max-n N]
 [--no-kane]``.
 """
 
@@ -30,7 +31,7 @@ import argparse
 import dynamics_ros as dr
 from dynamics_ros.formulations.kane import kane_source
 from dynamics_ros.formulations.op_counts import count_formulations, \
-    count_source, PUBLISHED, STANFORD_ARM_PUBLISHED
+    count_source, PUBLISHED, STANFORD_ARM_PUBLISHED, turney_parallel_steps
 from dynamics_ros.resources import robot_urdf
 import numpy as np
 
@@ -111,6 +112,18 @@ def main():
                          '%d / %d' % (round(mults), round(adds)), source])
         print(table(['formulation', 'ours', 'published', 'source'], rows))
         print()
+
+    print('Parallel steps of the modified Newton-Euler: our critical path '
+          '(one step per operation) beside Turney et al. Table 5')
+    rows = []
+    for n in sorted(counts):
+        (mults, adds), _ = turney_parallel_steps(n)
+        theirs = PUBLISHED['modified_newton_euler_parallel'][1](n)
+        rows.append([n, '%d / %d' % (mults, adds),
+                     '%d / %d' % theirs])
+    print(table(['n', 'ours (mult / add steps)', 'Table 5 (27n + 42 / '
+                 '27n + 41)'], rows))
+    print()
 
     model = dr.load_urdf(robot_urdf('stanford_arm'))
     stanford = count_formulations(model, kane=kane)
