@@ -25,3 +25,12 @@ class ModelWarning(UserWarning):
 
 class IdentificationError(ValueError):
     """Recorded data cannot identify a model: names what is missing or weak."""
+
+
+class UnreadableFile(ModelError, OSError):
+    """
+    A file a user named is not read: missing, not a regular file, too large.
+
+    A ModelError (the model or config cannot be built) and an OSError, so
+    callers that handle a missing or unreadable file as an OSError still do.
+    """

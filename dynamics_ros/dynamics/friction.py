@@ -27,6 +27,9 @@ derivatives, so what is identified is what is applied.
 
 import numpy as np
 
+from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
+    yaml_position
+
 # The friction terms in the order of their regressor columns (per joint).
 FRICTION_TERMS = ('viscous', 'coulomb', 'offset')
 # Velocity (rad/s or m/s) at which Coulomb friction reaches tanh(1).
@@ -167,17 +170,23 @@ class JointFriction:
 
 
 def read_friction(path):
-    """Read a friction YAML file (``JointFriction.to_dict``'s layout)."""
+    """
+    Read a friction YAML file (``JointFriction.to_dict``'s layout).
+
+    The file is read with ``read_user_file`` (a regular file of at most
+    CONFIG_SIZE_LIMIT bytes; else UnreadableFile, an OSError).  A reason
+    never quotes the file's text: YAML errors give the line and column.
+    """
     import yaml
 
-    with open(path, encoding='utf-8') as stream:
-        try:
-            data = yaml.safe_load(stream)
-        except yaml.YAMLError as error:
-            raise ValueError('friction file %r is not YAML (%s)' % (
-                str(path)[-200:], str(error).splitlines()[0][:200]))
-    return JointFriction.from_dict(data, 'friction file %r'
-                                   % str(path)[-200:])
+    shown = quote_path(str(path)[-200:])
+    text = read_user_file(path, 'friction file', CONFIG_SIZE_LIMIT)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError('friction file %s is not YAML (%s)' % (
+            shown, yaml_position(error)))
+    return JointFriction.from_dict(data, 'friction file %s' % shown)
 
 
 def write_friction(friction, path):

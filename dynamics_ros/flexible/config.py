@@ -41,7 +41,8 @@ from ..errors import ModelError
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import RobotModel
 from ..model.urdf import load_urdf
-from ..resources import robot_urdf
+from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
+    robot_urdf, yaml_position
 
 LINK_KEYS = {
     'length', 'mass', 'mass_per_length', 'EI', 'EI_xy', 'EI_xz', 'modes',
@@ -49,6 +50,15 @@ LINK_KEYS = {
     'damping_ratio', 'joint_mass', 'tip_mass', 'quadrature_points'}
 PART_KEYS = {'mass', 'com', 'inertia'}
 TOP_KEYS = {'urdf', 'flexible_links'}
+
+
+def _kind(value):
+    """Name the YAML type of ``value`` without quoting it (a file's text)."""
+    if value is None:
+        return 'nothing'
+    names = {str: 'text', list: 'a list', dict: 'a mapping',
+             bool: 'a boolean', int: 'a number', float: 'a number'}
+    return names.get(type(value), type(value).__name__)
 
 
 def _unknown(keys, allowed, where):
@@ -61,8 +71,8 @@ def _unknown(keys, allowed, where):
 def rigid_part(spec, where):
     """Build a RigidPart from a mapping {mass, com, inertia}."""
     if not isinstance(spec, dict) or 'mass' not in spec:
-        raise ModelError('%s must be a mapping with at least a mass, got %r'
-                         % (where, spec))
+        raise ModelError('%s must be a mapping with at least a mass, got %s'
+                         % (where, _kind(spec)))
     _unknown(spec, PART_KEYS, where)
     return RigidPart(spec['mass'], spec.get('com', (0.0, 0.0, 0.0)),
                      spec.get('inertia', (0.0, 0.0, 0.0)))
@@ -72,8 +82,8 @@ def flexible_link(name, spec):
     """Build a FlexibleLink from one entry of ``flexible_links``."""
     where = 'flexible link %r' % name
     if not isinstance(spec, dict):
-        raise ModelError('%s: expected a mapping of settings, got %r'
-                         % (where, spec))
+        raise ModelError('%s: expected a mapping of settings, got %s'
+                         % (where, _kind(spec)))
     _unknown(spec, LINK_KEYS, where)
     if 'length' not in spec:
         raise ModelError('%s: length (m) is required' % where)
@@ -86,24 +96,34 @@ def flexible_link(name, spec):
 
 
 def read_config(config):
-    """Return (mapping, directory) of a YAML path, YAML text or mapping."""
+    """
+    Return (mapping, directory) of a YAML path, YAML text or mapping.
+
+    A path is read with ``read_user_file`` (a regular file of at most
+    CONFIG_SIZE_LIMIT bytes, read once); a reason never quotes its text.
+    """
+    what = 'flexible config'
     if isinstance(config, dict):
-        return config, os.getcwd()
-    text = str(config)
-    directory = os.getcwd()
-    if '\n' not in text:
-        if not os.path.isfile(text):
-            raise ModelError('flexible config %r: no such file' % text)
-        directory = os.path.dirname(os.path.abspath(text))
-        with open(text, encoding='utf-8') as stream:
-            text = stream.read()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ModelError('flexible config is not valid YAML: %s' % error)
-    if not isinstance(data, dict):
-        raise ModelError('flexible config must be a mapping with a '
-                         '"flexible_links" entry, got %r' % (data,))
+        data, directory = config, os.getcwd()
+    else:
+        text = str(config)
+        directory = os.getcwd()
+        if '\n' not in text:
+            directory = os.path.dirname(os.path.abspath(text))
+            what = 'flexible config %s' % quote_path(text)
+            text = read_user_file(text, 'flexible config', CONFIG_SIZE_LIMIT)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise ModelError('%s is not valid YAML (%s)' % (
+                what, yaml_position(error)))
+    # Checked before any key is named: a file that is not a flexible config
+    # (a key file, /etc/passwd) is refused by its shape, never quoted.
+    if not isinstance(data, dict) or 'flexible_links' not in data:
+        raise ModelError('%s must be a mapping with a "flexible_links" '
+                         'entry, got %s' % (what, 'a mapping without it'
+                                            if isinstance(data, dict)
+                                            else _kind(data)))
     return data, directory
 
 
@@ -134,7 +154,7 @@ def load_flexible(config, model=None, **load_options):
     links = data.get('flexible_links')
     if not isinstance(links, dict) or not links:
         raise ModelError('flexible config: "flexible_links" must map link '
-                         'names to their settings, got %r' % (links,))
+                         'names to their settings, got %s' % _kind(links))
     robot = _robot(data, directory, model, load_options)
     return FlexibleModel(robot, {name: flexible_link(name, spec)
                                  for name, spec in links.items()})

@@ -50,6 +50,8 @@ import numpy as np
 import yaml
 
 from ..errors import ModelError
+from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
+    yaml_position
 
 KEYS = ('gear_ratio', 'rotor_inertia', 'torque_constant', 'back_emf',
         'resistance', 'inductance', 'damping', 'voltage_limit')
@@ -158,30 +160,23 @@ def read_actuator_config(config):
     checked against a model by ``motors_from_mapping``.  A reason never
     quotes the file's text (ModelError).
     """
+    what = 'actuator config'
     if isinstance(config, dict):
         data = config
     else:
         text = str(config)
         if '\n' not in text:
-            try:
-                with open(text, encoding='utf-8') as stream:
-                    text = stream.read()
-            except FileNotFoundError:
-                raise ModelError('actuator config %r: no such file'
-                                 % text[:200])
-            except OSError as error:
-                raise ModelError('actuator config %r cannot be read: %s'
-                                 % (text[:200], error.strerror or 'error'))
-            except UnicodeDecodeError:
-                raise ModelError('actuator config %r is not UTF-8 text'
-                                 % text[:200])
+            # A regular file of at most CONFIG_SIZE_LIMIT, read once.
+            what = 'actuator config %s' % quote_path(text)
+            text = read_user_file(text, 'actuator config', CONFIG_SIZE_LIMIT)
         try:
             data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise ModelError('actuator config is not valid YAML')
+        except yaml.YAMLError as error:
+            raise ModelError('%s is not valid YAML (%s)' % (
+                what, yaml_position(error)))
     if not isinstance(data, dict) or set(data) != {'actuators'}:
-        raise ModelError('actuator config must be a mapping with the one key '
-                         '"actuators"')
+        raise ModelError('%s must be a mapping with the one key '
+                         '"actuators"' % what)
     return data['actuators']
 
 

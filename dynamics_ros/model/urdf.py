@@ -39,6 +39,7 @@ from .urdf_xml import all_finite, parse_document, read_robot, \
     xacro_elements
 from .xacro_source import expand_xacro, is_xacro_path
 from ..errors import ModelError, ModelWarning
+from ..resources import MIB, quote_path, read_user_file, URDF_SIZE_LIMIT
 from ..spatial import rpy_to_matrix
 
 MOVABLE = {'revolute': REVOLUTE, 'continuous': REVOLUTE,
@@ -74,24 +75,18 @@ def _read_text(source, xacro_args):
                          'with "<") nor a file path')
     if is_xacro_path(source):
         return expand_xacro(source, xacro_args), source
-    shown = repr(source) if len(source) <= 80 else repr(source[:80]) + '...'
+    shown = quote_path(source)
+    # Only stat calls before the safe read: nothing is opened here.
     if os.path.isdir(source):
         raise ModelError('URDF path %s is a directory, not a file' % shown)
-    if not os.path.exists(source):
+    if not os.path.lexists(source):
         raise ModelError('URDF file %s does not exist' % shown)
-    try:
-        with open(source, encoding='utf-8-sig') as stream:
-            text = stream.read()
-        if not text.lstrip(' \t\r\n').startswith('<'):
-            raise ModelError('URDF file %s is not XML (it does not start '
-                             'with "<")' % shown)
-        return text, source
-    except OSError as error:
-        raise ModelError('URDF file %s cannot be read (%s)' % (
-            shown, error.strerror or type(error).__name__))
-    except UnicodeDecodeError:
-        # Never quote the bytes: the file may be anything (a key, a log).
-        raise ModelError('URDF file %s is not a text file' % shown)
+    text = read_user_file(source, 'URDF file', URDF_SIZE_LIMIT,
+                          encoding='utf-8-sig')
+    if not text.lstrip(' \t\r\n').startswith('<'):
+        raise ModelError('URDF file %s is not XML (it does not start '
+                         'with "<")' % shown)
+    return text, source
 
 
 def urdf_text(source, xacro_args=None):
@@ -99,14 +94,46 @@ def urdf_text(source, xacro_args=None):
     Return the URDF XML text of a path, a .xacro path or an XML string.
 
     A .xacro file, and a file of another name that uses xacro elements, is
-    expanded with ``xacro_args``; an XML string is returned as it is.
+    expanded with ``xacro_args``; an XML string is returned as it is (never
+    expanded: xacro runs only on a file the caller named).  A file is read
+    with ``read_user_file``: a regular file of at most URDF_SIZE_LIMIT.
     """
     text, path = _read_text(source, xacro_args)
     if path is not None and not is_xacro_path(path) and 'xacro' in text \
             and xacro_elements(parse_document(text)):
-        # A xacro file under another name (robot.urdf with macros).
-        text = expand_xacro(path, xacro_args)
+        # A xacro file under another name (robot.urdf with macros): the
+        # text already read is expanded, the file is not read again.
+        text = expand_xacro(path, xacro_args, text=text)
     return text
+
+
+def description_text(text):
+    """
+    Return ``text`` if it is URDF XML; ModelError with a short reason if not.
+
+    The entry for descriptions that come from elsewhere (the
+    robot_description topic and parameter): text only, never read as a
+    path and never given to xacro, whatever it looks like.  Files are named
+    only by parameters (urdf_path) or by a Python caller (``load_urdf``).
+    """
+    if not isinstance(text, str):
+        raise ModelError('a robot description must be URDF XML text, got %s'
+                         % type(text).__name__)
+    if len(text) > URDF_SIZE_LIMIT:
+        raise ModelError('robot description is %d characters, over the %d '
+                         'MiB limit' % (len(text), URDF_SIZE_LIMIT // MIB))
+    xml = text.lstrip('\ufeff \t\r\n')
+    if not xml.startswith('<'):
+        if not xml:
+            reason = 'it is empty'
+        elif '\n' not in xml.rstrip() and (
+                is_xacro_path(xml) or '/' in xml or xml.endswith('.urdf')):
+            reason = 'it looks like a file path; paths are not read from ' \
+                     'here, give the XML (or set urdf_path)'
+        else:
+            reason = 'it does not start with "<"'
+        raise ModelError('robot description is not URDF XML (%s)' % reason)
+    return xml
 
 
 def _pose(origin, what):
@@ -276,9 +303,12 @@ def _chain_links(root, tip, links, parent_joint):
 
 
 def load_urdf(source, root_link=None, tip_link=None,
-              gravity=(0.0, 0.0, -9.81), xacro_args=None):
+              gravity=(0.0, 0.0, -9.81), xacro_args=None, text_only=False):
     """
     Build a RobotModel from a URDF file path, XML string or .xacro path.
+
+    With ``text_only`` the source must be URDF XML text (``description_text``):
+    never a path, never xacro - for descriptions from a topic or parameter.
 
     ``root_link`` makes that link the fixed base (only its subtree is kept;
     it also picks one of several root links); ``tip_link`` keeps only the
@@ -301,7 +331,11 @@ def load_urdf(source, root_link=None, tip_link=None,
         raise ModelError('gravity must be 3 finite numbers, got %s' % (
             text if len(text) <= 40 else text[:40] + '...'))
     within(gravity, 'gravity', 'load_urdf')
-    robot = read_robot(parse_document(urdf_text(source, xacro_args)))
+    if text_only:
+        text = description_text(source)
+    else:
+        text = urdf_text(source, xacro_args)
+    robot = read_robot(parse_document(text))
     links, parent_joint, child_joints = _tree(robot)
     root = _find_root(root_link, links, parent_joint, child_joints)
     keep = _chain_links(root, tip_link, links, parent_joint)

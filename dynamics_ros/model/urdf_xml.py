@@ -28,6 +28,7 @@ attribute, never echo the document.
 
 from dataclasses import dataclass
 import math
+import re
 from typing import List, Optional, Tuple
 import xml.etree.ElementTree as ElementTree
 
@@ -37,6 +38,20 @@ XACRO_NAMESPACES = ('http://www.ros.org/wiki/xacro',
                     'http://wiki.ros.org/xacro', 'http://ros.org/wiki/xacro')
 # The attribute values quoted in an error are cut to this many characters.
 QUOTE_LIMIT = 40
+# A number of the URDF specification (module notes): ASCII only (re.ASCII
+# keeps \d to 0-9), no '_' digit separators, no hexadecimal.
+DOUBLE = re.compile(r'[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?'
+                    r'|inf|infinity|nan)', re.ASCII | re.IGNORECASE)
+NUMBER_FORM = 'a URDF number is ASCII digits with an optional sign, point ' \
+    'and exponent, e.g. -1.5e-3'
+# Root elements of other robot description formats (SDF, MJCF, Collada,
+# a launch file, a package manifest), named when found instead of <robot>.
+OTHER_FORMATS = ('sdf', 'mujoco', 'COLLADA', 'launch', 'package', 'world',
+                 'model')
+# XML whitespace (the XML 1.0 S production): what separates a vector's
+# numbers.  str.split() would also split at other Unicode spaces.
+XML_SPACE = ' \t\r\n'
+XML_SPACES = re.compile('[%s]+' % XML_SPACE)
 
 Vector = Tuple[float, float, float]
 ZERO = (0.0, 0.0, 0.0)
@@ -112,6 +127,37 @@ class Robot:
     joints: List[Joint]
 
 
+def parse_double(text):
+    """
+    Return the float of a URDF number, None if ``text`` is not one.
+
+    The URDF specification's numbers are doubles as C++ reads them (urdfdom
+    parses with the classic locale): ASCII digits, one optional '.', an
+    optional exponent.  Python's float() also accepts '1_000' and digits of
+    other scripts ('\u0661' is 1); those are refused.  'inf' and 'nan' pass
+    here so that the checks after name them as non-finite values.
+    """
+    if DOUBLE.fullmatch(text) is None:
+        return None
+    return float(text)
+
+
+def _python_only(part):
+    """Return True for text float() reads but a URDF number is not."""
+    try:
+        float(part)
+    except ValueError:
+        return False
+    return parse_double(part) is None
+
+
+def _form(text):
+    """Say what a URDF number is when Python would read a part of ``text``."""
+    if any(_python_only(part) for part in text.split()):
+        return ' (%s)' % NUMBER_FORM
+    return ''
+
+
 def _quote(text):
     """Return a short repr of an attribute value for an error message."""
     if len(text) > QUOTE_LIMIT:
@@ -136,25 +182,22 @@ class _Reader:
                 self.fail('<%s> has no %s attribute' % (
                     element.tag, attribute))
             return default
-        try:
-            return float(text.strip())
-        except ValueError:
-            self.fail('<%s %s=%s> is not a number' % (
-                element.tag, attribute, _quote(text)))
+        value = parse_double(text.strip(XML_SPACE))
+        if value is None:
+            self.fail('<%s %s=%s> is not a number%s' % (
+                element.tag, attribute, _quote(text), _form(text)))
+        return value
 
     def vector(self, element, attribute, default):
         """Return a 3-number attribute of ``element`` (``default`` if absent)."""
         text = element.get(attribute)
         if text is None:
             return default
-        parts = text.split()
-        try:
-            values = tuple(float(part) for part in parts)
-        except ValueError:
-            values = ()
-        if len(values) != 3:
-            self.fail('<%s %s=%s> is not 3 numbers' % (
-                element.tag, attribute, _quote(text)))
+        values = tuple(parse_double(part) for part in
+                       XML_SPACES.split(text.strip(XML_SPACE)))
+        if len(values) != 3 or None in values:
+            self.fail('<%s %s=%s> is not 3 numbers%s' % (
+                element.tag, attribute, _quote(text), _form(text)))
         return values
 
     def pose(self, parent):
@@ -280,7 +323,10 @@ def parse_document(text):
 def read_robot(root):
     """Return the Robot of a parsed URDF document (see the module doc)."""
     if root.tag != 'robot':
-        raise ModelError('URDF root element is <%s>, not <robot>' % root.tag)
+        # Other description formats are named; any other tag is the text
+        # of whatever file this is, and is not quoted.
+        raise ModelError('URDF root element is %snot <robot>' % (
+            '<%s>, ' % root.tag if root.tag in OTHER_FORMATS else ''))
     macros = xacro_elements(root)
     if macros:
         raise ModelError(

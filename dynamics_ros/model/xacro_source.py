@@ -20,6 +20,13 @@ line, as a dict or a list of ``'name:=value'`` strings.  ``$(find pkg)``
 resolves through the ament index (``AMENT_PREFIX_PATH``), as xacro does in
 a ROS 2 workspace.  Every failure - a missing package, an undefined
 argument, a macro error, malformed XML - is a ModelError naming the file.
+
+xacro evaluates code: ``${...}`` expressions are Python, and ``$(env)``,
+``xacro.load_yaml`` and includes read the environment and other files.  It
+is therefore only run on a file a user named (``load_urdf`` / ``urdf_text``
+with a path, the nodes' ``urdf_path`` parameter), never on text that
+arrived on a topic or a parameter.  The file itself is read once with
+``read_user_file`` (a regular file of at most URDF_SIZE_LIMIT bytes).
 """
 
 from contextlib import redirect_stderr, redirect_stdout
@@ -29,6 +36,7 @@ import re
 import threading
 
 from ..errors import ModelError
+from ..resources import quote_path, read_user_file, URDF_SIZE_LIMIT
 
 # xacro keeps its argument table and file stack in module globals.
 _XACRO_LOCK = threading.Lock()
@@ -63,27 +71,41 @@ def parse_xacro_args(xacro_args):
     return mappings
 
 
-def expand_xacro(path, xacro_args=None):
-    """Return the URDF XML text that xacro makes of the file ``path``."""
+def expand_xacro(path, xacro_args=None, text=None):
+    """
+    Return the URDF XML text that xacro makes of the file ``path``.
+
+    ``text`` is the file's text when the caller has read it already (with
+    ``read_user_file``); otherwise the file is read here, once.  Includes
+    and ``$(dirname)`` resolve relative to ``path``, as with the xacro
+    command.
+    """
     mappings = parse_xacro_args(xacro_args)
-    if not os.path.isfile(path):
-        raise ModelError('xacro file %r does not exist' % path)
+    shown = quote_path(path)
+    if text is None:
+        if not os.path.lexists(path):
+            raise ModelError('xacro file %s does not exist' % shown)
+        text = read_user_file(path, 'xacro file', URDF_SIZE_LIMIT,
+                              encoding='utf-8-sig')
     try:
         import xacro
     except ImportError:
-        raise ModelError('%r is a xacro file but the xacro package is not '
+        raise ModelError('%s is a xacro file but the xacro package is not '
                          'installed (pip install xacro, or the ROS package '
-                         'xacro)' % path)
+                         'xacro)' % shown)
     # xacro prints its warnings and error context; keep them for the error.
     messages = io.StringIO()
     with _XACRO_LOCK:
         try:
             with redirect_stderr(messages), redirect_stdout(messages):
-                document = xacro.process_file(path, mappings=mappings)
+                # What xacro.process_file does, on the text read above.
+                xacro.init_stacks(os.path.abspath(path))
+                document = xacro.parse(text.lstrip('\ufeff'))
+                xacro.process_doc(document, mappings=mappings)
             return document.toprettyxml(indent='  ')
         except Exception as error:  # xacro raises many types (XML, args)
-            raise ModelError('xacro could not expand %r: %s' % (
-                path, _reason(error)))
+            raise ModelError('xacro could not expand %s: %s' % (
+                shown, _reason(error)))
 
 
 def _reason(error):

@@ -42,8 +42,11 @@ Parameters (``declare_model_parameters(node)``; ModelSource declares any
 that are missing):
 
 - ``robot_description`` (string, ''): URDF XML; used when non-empty;
+  text only: never read as a file path, never expanded by xacro;
 - ``urdf_path`` (string, ''): URDF or .xacro file, used when
-  ``robot_description`` is empty; a .xacro is expanded in-process by xacro;
+  ``robot_description`` is empty; a .xacro is expanded in-process by xacro
+  (which evaluates code: name only files you trust); a regular file of at
+  most 16 MiB (``dynamics_ros.resources.read_user_file``), read once;
 - ``xacro_args`` (string[], unset): ``name:=value`` arguments for a .xacro
   ``urdf_path`` (as on the xacro command line);
 - ``root_link``, ``tip_link`` (string, ''): cut the model (see
@@ -67,10 +70,14 @@ compared by content (``same_model``) and changes nothing: no rebuild, no
 ``on_model`` call, so a simulator is not reset.  Every parameter above can be
 changed at run time (``ros2 param set``): the model is rebuilt with the new
 values, and a set that would not give a valid model is rejected with the
-reason.  A URDF on the topic that does not give a valid model is logged
-(throttled warning) and the previous model is kept.  Invalid gravity or
-payload values at start-up raise ``ModelError``; a URDF parameter that
-fails at start-up is logged as an error and the node waits for the topic.
+reason (also logged as a warning).  A message on the topic is URDF XML
+text only, like the parameter: anything else (a path, a xacro expression)
+is refused with a short reason that never quotes it.  A URDF on the topic
+that does not give a valid model is logged (throttled warning) and the
+previous model is kept.  Invalid gravity or payload values, and a URDF
+parameter that gives no model (a missing file, /dev/zero, a FIFO, a
+directory, not a URDF), stop the node at start-up with the reason
+(``ModelError`` out of the constructor).
 """
 
 from collections import namedtuple
@@ -191,9 +198,11 @@ def build_model(xml, settings):
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
+        # Text only: a description is never read as a path nor expanded
+        # by xacro (urdf_path gave its text through read_urdf_file).
         model = load_urdf(xml, root_link=settings.root_link or None,
                           tip_link=settings.tip_link or None,
-                          gravity=settings.gravity)
+                          gravity=settings.gravity, text_only=True)
     joint_names = resolve_joints(model, settings.joints)
     if settings.payload is not None:
         mass, com, inertia = settings.payload
@@ -399,7 +408,10 @@ class ModelSource:
             built = None if xml is None else build_model(xml, settings)
         except (ModelError, TypeError, ValueError) as error:
             # Reasons quote user input: bounded, whatever raised them.
-            return set_result(shorten(error, REASON_CHARS))
+            reason = shorten(error, REASON_CHARS)
+            self.warnings.warn('parameters', 'parameter set refused: %s'
+                               % reason)
+            return set_result(reason)
         self._pending = (xml, built)
         return set_result(None)
 
