@@ -26,9 +26,14 @@ import numpy as np
 
 from .saturation import saturate
 from .. import fast
+from ..checks import per_joint_reason
 from ..dynamics.rnea import inverse_dynamics
 from ..fast.packing import packed
 from ..model.robot_model import RobotModel
+
+# The largest gains gain_reason accepts: kp in 1/s^2, kd in 1/s.
+MAX_GAINS = {'kp': 1e6, 'kd': 1e4}
+GAIN_UNITS = {'kp': '1/s^2', 'kd': '1/s'}
 
 
 def position_error(model, q_desired, q):
@@ -51,6 +56,75 @@ def position_error(model, q_desired, q):
     return error
 
 
+def _state_array(value, name, model, shape=None):
+    """
+    Return ``value`` as a float array of nq values per state, or raise.
+
+    ``shape`` None: (nq,) or a batch (N, nq); else (nq,) or ``shape`` (the
+    targets of a batch are one state for all, or one per state).  NaN is
+    not refused here: it propagates to the torque, for the caller to see.
+    """
+    n = model.nq
+    if value is None:
+        raise ValueError('%s must be %d numbers (one per joint of %r), got '
+                         'None' % (name, n, model.name))
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError('%s must be %d numbers (one per joint of %r), got '
+                         '%s' % (name, n, model.name, type(value).__name__))
+    allowed = {(n,)}
+    if shape is None:
+        if array.ndim == 2 and array.shape[1] == n:
+            allowed.add(array.shape)
+    else:
+        allowed.add(shape)
+    if array.shape not in allowed:
+        raise ValueError('%s must have shape (%d,)%s (one value per joint '
+                         'of %r), got shape %s' % (
+                             name, n, ' or (N, %d)' % n if shape is None
+                             else ' or %s' % (shape,), model.name,
+                             array.shape))
+    return array
+
+
+def check_law_gains(model, kp, kd):
+    """
+    Raise ValueError unless ``kp`` and ``kd`` are finite, 1 or nq values.
+
+    The law's own check (NaN gains would make every torque NaN); the
+    ranges a node accepts are ``gain_reason``'s.
+    """
+    for name, gains in (('kp', kp), ('kd', kd)):
+        try:
+            values = np.asarray(gains, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError('%s must be one number or %d (one per joint), '
+                             'got %s' % (name, model.nq, type(gains).__name__))
+        if values.shape not in ((), (1,), (model.nq,)):
+            raise ValueError('%s must be one number or %d (one per joint), '
+                             'got shape %s' % (name, model.nq, values.shape))
+        if not np.all(np.isfinite(values)):
+            raise ValueError('%s must be finite, got %s' % (
+                name, np.array2string(values.reshape(-1)[:8], precision=4)))
+
+
+def gain_reason(name, value, n=None):
+    """
+    Return why ``value`` is not usable as gains ``kp`` or ``kd``, else None.
+
+    One gain or one per joint, each finite, >= 0 and at most MAX_GAINS[name]
+    (1/s^2 for kp, 1/s for kd): larger gains are no controller a sampled
+    loop can run (kp = 1e6 is a natural frequency of 1000 rad/s, beyond the
+    Nyquist rate of a 1 kHz loop's 3142 rad/s / 2) but a typo.
+    """
+    largest = MAX_GAINS[name]
+    return per_joint_reason(
+        value, name, lambda k: (k >= 0.0) & (k <= largest),
+        '>= 0 and <= %g (%s)' % (largest, GAIN_UNITS[name]), n,
+        unit=' (%s)' % GAIN_UNITS[name])
+
+
 def commanded_acceleration(model, q, qd, q_desired, qd_desired, qdd_desired,
                            kp, kd):
     """Return v = qdd_d + Kp (q_d - q) + Kd (qd_d - qd) (gains per joint)."""
@@ -61,7 +135,23 @@ def commanded_acceleration(model, q, qd, q_desired, qd_desired, qdd_desired,
 
 
 def computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd):
-    """Return tau = M(q) (qdd_d + Kp e + Kd de) + h(q, qd), model order."""
+    """
+    Return tau = M(q) (qdd_d + Kp e + Kd de) + h(q, qd), model order.
+
+    ``q``, ``qd``: (nq,) or a batch (N, nq); the targets (nq,) or as ``q``;
+    ``kp``, ``kd``: one finite gain or one per joint.  Anything else (None,
+    a scalar target, a column (nq, 1), NaN gains) is a ValueError.
+    """
+    q = _state_array(q, 'q', model)
+    qd = _state_array(qd, 'qd', model, q.shape)
+    if qd.shape != q.shape:
+        raise ValueError('q and qd must have one shape, got %s and %s' % (
+            q.shape, qd.shape))
+    q_desired, qd_desired, qdd_desired = (
+        _state_array(value, name, model, q.shape) for value, name in (
+            (q_desired, 'q_desired'), (qd_desired, 'qd_desired'),
+            (qdd_desired, 'qdd_desired')))
+    check_law_gains(model, kp, kd)
     v = commanded_acceleration(model, q, qd, q_desired, qd_desired,
                                qdd_desired, kp, kd)
     return inverse_dynamics(model, q, qd, v)
@@ -80,6 +170,9 @@ def saturated_computed_torque(model, q, qd, q_desired, qd_desired,
     ``saturate`` (per-joint gains may then be scalars).
     """
     if fast.ENABLED and model.__class__ is RobotModel:
+        # The kernel takes float64 vectors only (else TypeError: the numpy
+        # composition below checks the shapes); NaN gains are refused here.
+        check_law_gains(model, kp, kd)
         table, work, n = packed(model)
         tau, clipped = np.empty(n), np.empty(n)
         try:

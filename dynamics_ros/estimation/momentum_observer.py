@@ -84,6 +84,9 @@ DEFAULT_GAIN = 50.0
 
 # Default longest interval integrated, s: longer gaps restart the integral.
 DEFAULT_MAX_GAP = 0.1
+# The largest max_gap accepted, s: integrating the momentum balance across
+# a longer silence (a stopped driver) is no estimate; 1e308 is a typo.
+MAX_MAX_GAP = 10.0
 
 # A gain above this filters nothing (and a time constant below 10 us is
 # shorter than any joint_states period).
@@ -112,10 +115,11 @@ def check_gain(value, n=None):
 
 
 def check_max_gap(value):
-    """Return a reason unless ``value`` is a time > 0 (s), else None."""
+    """Return a reason unless ``value`` is in (0, MAX_MAX_GAP] s, else None."""
     return number_reason(
-        value, 'max_gap', lambda gap: gap > 0.0 and np.isfinite(gap),
-        'finite and > 0 s', kind='a number of seconds')
+        value, 'max_gap', lambda gap: 0.0 < gap <= MAX_MAX_GAP,
+        'finite and > 0, at most %g s' % MAX_MAX_GAP,
+        kind='a number of seconds')
 
 
 class MomentumObserver:

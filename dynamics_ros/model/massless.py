@@ -26,7 +26,7 @@ import numpy as np
 
 from .joints import parent_transforms
 from .mimic_model import MimicModel
-from .robot_model import DERIVED_CACHE
+from .robot_model import DERIVED_CACHE, RobotModel
 from ..errors import ModelError
 
 
@@ -120,6 +120,12 @@ def singular_inertia_error(model=None, sample=None):
 
 
 def refuse_massless(model):
-    """Raise the ModelError of a structurally singular M, if it is."""
-    if massless_joints(model):
+    """
+    Raise the ModelError of a structurally singular M, if it is.
+
+    Only a RobotModel or MimicModel is looked at: other models (a flexible
+    one, whose declarations carry mass of their own) pass, so that a
+    simulator can call this on whatever it is given.
+    """
+    if isinstance(model, (RobotModel, MimicModel)) and massless_joints(model):
         raise singular_inertia_error(model)

@@ -122,6 +122,7 @@ from ..dynamics.crba import mass_matrix
 from ..dynamics.jacobians import link_jacobian
 from ..errors import ModelError, ModelWarning
 from ..flexible.model import FlexibleModel
+from ..model.massless import refuse_massless
 
 # A fixed step above this share of the shortest natural period of a flexible
 # model damps its flexure away numerically (Mackay 1988, Fig. 3.14: RK4 at
@@ -273,6 +274,7 @@ class Simulator:
             model = self._actuated_model(
                 model, actuators, motor_integration, dt,
                 STABILITY_LIMIT.get(integrator_name, np.inf))
+        refuse_massless(model)   # else FloatingPointError at the first step
         self.flexible = model if isinstance(model, FlexibleModel) else None
         model = model if self.flexible is None else self.flexible.model
         self.model = model
