@@ -441,11 +441,14 @@ class SimulatorNode(Node):
             problem = parameter_problem(name, self.optional(name))
             if problem is not None:
                 raise ValueError(problem)
+        self.flexible_declaration = None
         if settings['flexible_config']:
-            # Read now, so that a missing or broken file stops the start
-            # even before a model arrives; checked against each model later.
+            # Read now, once, so that a missing or broken file stops the
+            # start even before a model arrives; checked against each model
+            # later (the file is not read again).
             try:
-                read_config(settings['flexible_config'])
+                self.flexible_declaration = read_config(
+                    settings['flexible_config'])[0]
             except ValueError as error:
                 raise ValueError('flexible_config %r: %s' % (
                     settings['flexible_config'], error))
@@ -657,7 +660,7 @@ class SimulatorNode(Node):
         """Return the FlexibleModel of ``flexible_config`` on ``model``."""
         path = self.settings['flexible_config']
         try:
-            flexible = load_flexible(path, model=model)
+            flexible = load_flexible(self.flexible_declaration, model=model)
         except (TypeError, ValueError, KeyError, AttributeError) as error:
             # ModelError is a ValueError; the others come from values of
             # the wrong type in the YAML.
