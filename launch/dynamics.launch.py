@@ -22,25 +22,48 @@ transient-local) unless ``urdf`` names a file.  Nothing is commanded by
 default: torques go to ``effort_commands``; set ``effort_topic`` to the
 controller's topic (e.g. ``/effort_controller/commands``) to close the loop.
 
-Arguments: ``urdf`` ('' = robot_description topic), ``joint_states_topic``,
+Arguments (``--show-args`` describes each): ``urdf`` ('' = the
+robot_description topic) with ``xacro_args`` for a .xacro file,
+``root_link``, ``tip_link``, ``joints``, ``joint_states_topic``,
 ``effort_topic``, ``mode`` (default gravity), ``use_sim_time``,
 ``namespace``, ``linearization`` and ``external_torques`` (true/false).
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
 
-def generate_launch_description():
-    """Describe the dynamics nodes."""
+def model_parameters(context):
+    """
+    Return the model parameters every node shares, from the arguments.
+
+    ``xacro_args`` and ``joints`` are written on the command line as one
+    space-separated string and become string arrays here; an empty one is
+    left out, since ROS 2 cannot type an empty list.
+    """
+    def argument(name):
+        return context.perform_substitution(LaunchConfiguration(name))
+
+    parameters = {'urdf_path': argument('urdf'),
+                  'root_link': argument('root_link'),
+                  'tip_link': argument('tip_link')}
+    for name in ('xacro_args', 'joints'):
+        words = argument(name).split()
+        if words:
+            parameters[name] = words
+    return parameters
+
+
+def nodes(context, *args, **kwargs):
+    """Start the dynamics nodes on the model the arguments describe."""
     share = FindPackageShare('dynamics_ros')
     namespace = LaunchConfiguration('namespace')
-    common = {'urdf_path': LaunchConfiguration('urdf'),
-              'use_sim_time': LaunchConfiguration('use_sim_time')}
+    common = dict(model_parameters(context),
+                  use_sim_time=LaunchConfiguration('use_sim_time'))
     remappings = [
         ('joint_states', LaunchConfiguration('joint_states_topic')),
         ('effort_commands', LaunchConfiguration('effort_topic')),
@@ -49,28 +72,7 @@ def generate_launch_description():
     def config(name):
         return PathJoinSubstitution([share, 'config', name])
 
-    return LaunchDescription([
-        DeclareLaunchArgument(
-            'urdf', default_value='',
-            description="URDF file; '' takes the robot_description topic"),
-        DeclareLaunchArgument(
-            'joint_states_topic', default_value='joint_states',
-            description='JointState topic of the driver'),
-        DeclareLaunchArgument(
-            'effort_topic', default_value='effort_commands',
-            description='where feed-forward torques go (Float64MultiArray)'),
-        DeclareLaunchArgument(
-            'mode', default_value='gravity',
-            description='gravity | inverse_dynamics | computed_torque'),
-        DeclareLaunchArgument('use_sim_time', default_value='false'),
-        DeclareLaunchArgument('namespace', default_value=''),
-        DeclareLaunchArgument(
-            'linearization', default_value='true',
-            description='also start linearization_node'),
-        DeclareLaunchArgument(
-            'external_torques', default_value='true',
-            description='also start external_torque_node (external torques, '
-                        'wrench, collision from joint_states efforts)'),
+    return [
         Node(package='dynamics_ros', executable='inverse_dynamics_node',
              namespace=namespace, output='screen',
              parameters=[config('inverse_dynamics.yaml'), common,
@@ -88,4 +90,54 @@ def generate_launch_description():
                           LaunchConfiguration('joint_states_topic'))],
              condition=IfCondition(
                  LaunchConfiguration('external_torques'))),
+    ]
+
+
+def generate_launch_description():
+    """Describe the dynamics nodes."""
+    return LaunchDescription([
+        DeclareLaunchArgument(
+            'urdf', default_value='',
+            description="URDF or .xacro file; '' takes the "
+                        'robot_description topic'),
+        DeclareLaunchArgument(
+            'xacro_args', default_value='',
+            description="xacro arguments of a .xacro urdf, space-separated: "
+                        "'name:=ur ur_type:=ur5e'"),
+        DeclareLaunchArgument(
+            'root_link', default_value='',
+            description="link that becomes the fixed base ('' = the "
+                        'URDF root)'),
+        DeclareLaunchArgument(
+            'tip_link', default_value='',
+            description="keep only the chain root_link -> tip_link, e.g. "
+                        "panda_link8 to cut a gripper away ('' = the whole "
+                        'tree)'),
+        DeclareLaunchArgument(
+            'joints', default_value='',
+            description="space-separated joint names the nodes use, in "
+                        "their order ('' = every movable joint)"),
+        DeclareLaunchArgument(
+            'joint_states_topic', default_value='joint_states',
+            description='JointState topic of the driver'),
+        DeclareLaunchArgument(
+            'effort_topic', default_value='effort_commands',
+            description='where feed-forward torques go (Float64MultiArray)'),
+        DeclareLaunchArgument(
+            'mode', default_value='gravity',
+            description='gravity | inverse_dynamics | computed_torque'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description="run the nodes on /clock (true beside a simulator)"),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='namespace of all nodes and topics'),
+        DeclareLaunchArgument(
+            'linearization', default_value='true',
+            description='also start linearization_node'),
+        DeclareLaunchArgument(
+            'external_torques', default_value='true',
+            description='also start external_torque_node (external torques, '
+                        'wrench, collision from joint_states efforts)'),
+        OpaqueFunction(function=nodes),
     ])

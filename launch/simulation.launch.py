@@ -22,9 +22,11 @@ inverse_dynamics_node (its ``effort_commands`` remapped onto the simulator's
 robot_state_publisher when it is installed.  Send a reference trajectory to
 ``joint_trajectory`` (trajectory_msgs/JointTrajectory) to make the arm move.
 
-Arguments: ``urdf`` (default: the shipped PUMA 560), ``use_sim_time``
-(true: every node runs on the simulator's /clock), ``namespace``, ``mode``
-(gravity | inverse_dynamics | computed_torque).
+Arguments (``--show-args`` describes each): ``urdf`` (default: the shipped
+PUMA 560; a .xacro is expanded with ``xacro_args``, e.g.
+``xacro_args:='name:=ur ur_type:=ur5e'``), ``root_link``, ``tip_link`` and
+``joints`` (cut a gripper away or keep it), ``publish_rate``,
+``use_sim_time``, ``namespace``, ``mode``.
 """
 
 from launch import LaunchDescription
@@ -43,9 +45,10 @@ def robot_state_publisher(context, *args, **kwargs):
         get_package_share_directory('robot_state_publisher')
     except Exception:  # not installed: the simulation runs without it
         return []
+    # The same xacro arguments as our nodes get, so both see one robot.
     description = ParameterValue(Command(
-        [FindExecutable(name='xacro'), ' ', LaunchConfiguration('urdf')]),
-        value_type=str)
+        [FindExecutable(name='xacro'), ' ', LaunchConfiguration('urdf'),
+         ' ', LaunchConfiguration('xacro_args')]), value_type=str)
     return [Node(
         package='robot_state_publisher', executable='robot_state_publisher',
         namespace=LaunchConfiguration('namespace'),
@@ -53,35 +56,45 @@ def robot_state_publisher(context, *args, **kwargs):
                      'use_sim_time': LaunchConfiguration('use_sim_time')}])]
 
 
-def generate_launch_description():
-    """Describe the simulation graph."""
+def model_parameters(context):
+    """
+    Return the model parameters every node shares, from the arguments.
+
+    ``xacro_args`` and ``joints`` are written on the command line as one
+    space-separated string and become string arrays here; an empty one is
+    left out, since ROS 2 cannot type an empty list.
+    """
+    def argument(name):
+        return context.perform_substitution(LaunchConfiguration(name))
+
+    parameters = {'urdf_path': argument('urdf'),
+                  'root_link': argument('root_link'),
+                  'tip_link': argument('tip_link')}
+    for name in ('xacro_args', 'joints'):
+        words = argument(name).split()
+        if words:
+            parameters[name] = words
+    return parameters
+
+
+def nodes(context, *args, **kwargs):
+    """Start the four nodes on the model the arguments describe."""
     share = FindPackageShare('dynamics_ros')
-    urdf = LaunchConfiguration('urdf')
     namespace = LaunchConfiguration('namespace')
-    common = {'urdf_path': urdf,
-              'use_sim_time': LaunchConfiguration('use_sim_time')}
+    common = dict(model_parameters(context),
+                  use_sim_time=LaunchConfiguration('use_sim_time'))
+    simulator = {}
+    rate = context.perform_substitution(LaunchConfiguration('publish_rate'))
+    if rate:
+        simulator['publish_rate'] = float(rate)
 
     def config(name):
         return PathJoinSubstitution([share, 'config', name])
 
-    return LaunchDescription([
-        DeclareLaunchArgument(
-            'urdf', default_value=PathJoinSubstitution(
-                [share, 'urdf', 'puma560.urdf']),
-            description='URDF (or xacro) file of the arm'),
-        DeclareLaunchArgument(
-            'use_sim_time', default_value='true',
-            description='run every node on the simulator /clock'),
-        DeclareLaunchArgument(
-            'namespace', default_value='',
-            description='namespace of all nodes and topics'),
-        DeclareLaunchArgument(
-            'mode', default_value='computed_torque',
-            description='inverse_dynamics_node mode: gravity | '
-                        'inverse_dynamics | computed_torque'),
+    return [
         Node(package='dynamics_ros', executable='simulator_node',
              namespace=namespace, output='screen',
-             parameters=[config('simulator.yaml'), common]),
+             parameters=[config('simulator.yaml'), common, simulator]),
         Node(package='dynamics_ros', executable='inverse_dynamics_node',
              namespace=namespace, output='screen',
              parameters=[config('inverse_dynamics.yaml'), common,
@@ -94,5 +107,49 @@ def generate_launch_description():
         Node(package='dynamics_ros', executable='external_torque_node',
              namespace=namespace, output='screen',
              parameters=[config('external_torque_node.yaml'), common]),
+    ]
+
+
+def generate_launch_description():
+    """Describe the simulation graph."""
+    share = FindPackageShare('dynamics_ros')
+    return LaunchDescription([
+        DeclareLaunchArgument(
+            'urdf', default_value=PathJoinSubstitution(
+                [share, 'urdf', 'puma560.urdf']),
+            description='URDF or .xacro file of the arm (the nodes and '
+                        'robot_state_publisher read it)'),
+        DeclareLaunchArgument(
+            'xacro_args', default_value='',
+            description="xacro arguments of a .xacro urdf, space-separated: "
+                        "'name:=ur ur_type:=ur5e'"),
+        DeclareLaunchArgument(
+            'root_link', default_value='',
+            description="link that becomes the fixed base ('' = the "
+                        'URDF root)'),
+        DeclareLaunchArgument(
+            'tip_link', default_value='',
+            description="keep only the chain root_link -> tip_link, e.g. "
+                        "panda_link8 to cut a gripper away ('' = the whole "
+                        'tree)'),
+        DeclareLaunchArgument(
+            'joints', default_value='',
+            description="space-separated joint names the nodes use, in "
+                        "their order ('' = every movable joint)"),
+        DeclareLaunchArgument(
+            'publish_rate', default_value='',
+            description="simulator joint_states rate in Hz ('' = "
+                        'config/simulator.yaml)'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='true',
+            description='run every node on the simulator /clock'),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='namespace of all nodes and topics'),
+        DeclareLaunchArgument(
+            'mode', default_value='computed_torque',
+            description='inverse_dynamics_node mode: gravity | '
+                        'inverse_dynamics | computed_torque'),
+        OpaqueFunction(function=nodes),
         OpaqueFunction(function=robot_state_publisher),
     ])

@@ -53,12 +53,17 @@ SHARES = {'dynamics_ros': ROOT}
 LAUNCH_DOMAIN_ID = reserve_domain_id(__name__)
 VARIANTS = {
     'simulation.launch.py': [{}, {'mode': 'gravity', 'namespace': 'arm',
-                                  'use_sim_time': 'false'}],
+                                  'use_sim_time': 'false'},
+                             {'xacro_args': 'name:=ur ur_type:=ur5e',
+                              'tip_link': 'tool0', 'root_link': 'base_link',
+                              'joints': 'a b', 'publish_rate': '250'}],
     'dynamics.launch.py': [{}, {'linearization': 'false',
                                 'external_torques': 'false',
                                 'effort_topic': '/effort_controller/commands',
                                 'urdf': os.path.join(ROOT, 'urdf',
-                                                     'puma560.urdf')}],
+                                                     'puma560.urdf')},
+                           {'xacro_args': 'name:=ur', 'tip_link': 'tool0',
+                            'joints': 'shoulder elbow'}],
 }
 
 
@@ -435,3 +440,67 @@ def test_precedence_model_agrees_with_rclpy(tmp_path):
             Recorder({}), node, '/arm/talker').items()}
         files = [inline if isinstance(e, dict) else e for e in order]
         assert rclpy_overrides(files, '/arm/talker') == model, order
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=os.path.basename)
+def test_every_argument_is_described(path):
+    """`ros2 launch --show-args` has a description for every argument."""
+    recorded = load_launch_file(path, SHARES)
+    declarations = [a for a in recorded.actions
+                    if type(a).__name__ == 'DeclareLaunchArgument']
+    assert {a.name for a in declarations} == set(recorded.declared)
+    for declaration in declarations:
+        assert declaration.kwargs['description'].strip(), declaration.name
+
+
+def model_entries(recorded):
+    """The dict parameters of each of our nodes, by executable."""
+    return {node.executable: [p for p in node.parameters
+                              if isinstance(p, dict)]
+            for node in recorded.nodes if node.package == 'dynamics_ros'}
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=os.path.basename)
+def test_model_arguments_reach_every_node_as_lists(path):
+    """
+    xacro_args and joints are split into string arrays for every node.
+
+    A real description (ur_description needs ``name:=ur``) only expands
+    with its arguments, and a gripper is cut away by tip_link: each of our
+    nodes must get the same model parameters.
+    """
+    recorded = load_launch_file(path, SHARES, {
+        'urdf': 'robot.urdf.xacro', 'xacro_args': ' name:=ur  ur_type:=ur5e',
+        'tip_link': 'tool0', 'root_link': 'base_link',
+        'joints': 'shoulder_pan_joint elbow_joint'})
+    entries = model_entries(recorded)
+    assert len(entries) >= 3
+    for executable, dicts in entries.items():
+        merged = {}
+        for entry in dicts:
+            merged.update(entry)
+        assert merged['urdf_path'] == 'robot.urdf.xacro', executable
+        assert merged['xacro_args'] == ['name:=ur', 'ur_type:=ur5e']
+        assert merged['joints'] == ['shoulder_pan_joint', 'elbow_joint']
+        assert merged['tip_link'] == 'tool0'
+        assert merged['root_link'] == 'base_link'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=os.path.basename)
+def test_empty_list_arguments_are_left_out(path):
+    """ROS 2 cannot type an empty list: '' leaves the parameter unset."""
+    recorded = load_launch_file(path, SHARES)
+    for executable, dicts in model_entries(recorded).items():
+        for entry in dicts:
+            assert 'xacro_args' not in entry, executable
+            assert 'joints' not in entry, executable
+
+
+def test_simulation_publish_rate_overrides_the_config_file():
+    """publish_rate reaches simulator_node after its YAML file."""
+    path = os.path.join(ROOT, 'launch', 'simulation.launch.py')
+    default = model_entries(load_launch_file(path, SHARES))
+    assert all('publish_rate' not in e for e in default['simulator_node'])
+    chosen = model_entries(load_launch_file(
+        path, SHARES, {'publish_rate': '250'}))['simulator_node']
+    assert chosen[-1] == {'publish_rate': 250.0}
