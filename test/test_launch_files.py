@@ -454,7 +454,7 @@ def test_every_argument_is_described(path):
 
 
 def model_entries(recorded):
-    """The dict parameters of each of our nodes, by executable."""
+    """Return the dict parameters of each of our nodes, by executable."""
     return {node.executable: [p for p in node.parameters
                               if isinstance(p, dict)]
             for node in recorded.nodes if node.package == 'dynamics_ros'}
