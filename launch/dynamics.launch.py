@@ -102,7 +102,7 @@ def generate_launch_description():
                         'robot_description topic'),
         DeclareLaunchArgument(
             'xacro_args', default_value='',
-            description="xacro arguments of a .xacro urdf, space-separated: "
+            description='xacro arguments of a .xacro urdf, space-separated: '
                         "'name:=ur ur_type:=ur5e'"),
         DeclareLaunchArgument(
             'root_link', default_value='',
@@ -110,12 +110,12 @@ def generate_launch_description():
                         'URDF root)'),
         DeclareLaunchArgument(
             'tip_link', default_value='',
-            description="keep only the chain root_link -> tip_link, e.g. "
+            description='keep only the chain root_link -> tip_link, e.g. '
                         "panda_link8 to cut a gripper away ('' = the whole "
                         'tree)'),
         DeclareLaunchArgument(
             'joints', default_value='',
-            description="space-separated joint names the nodes use, in "
+            description='space-separated joint names the nodes use, in '
                         "their order ('' = every movable joint)"),
         DeclareLaunchArgument(
             'joint_states_topic', default_value='joint_states',
@@ -128,7 +128,7 @@ def generate_launch_description():
             description='gravity | inverse_dynamics | computed_torque'),
         DeclareLaunchArgument(
             'use_sim_time', default_value='false',
-            description="run the nodes on /clock (true beside a simulator)"),
+            description='run the nodes on /clock (true beside a simulator)'),
         DeclareLaunchArgument(
             'namespace', default_value='',
             description='namespace of all nodes and topics'),

@@ -121,7 +121,7 @@ def generate_launch_description():
                         'robot_state_publisher read it)'),
         DeclareLaunchArgument(
             'xacro_args', default_value='',
-            description="xacro arguments of a .xacro urdf, space-separated: "
+            description='xacro arguments of a .xacro urdf, space-separated: '
                         "'name:=ur ur_type:=ur5e'"),
         DeclareLaunchArgument(
             'root_link', default_value='',
@@ -129,12 +129,12 @@ def generate_launch_description():
                         'URDF root)'),
         DeclareLaunchArgument(
             'tip_link', default_value='',
-            description="keep only the chain root_link -> tip_link, e.g. "
+            description='keep only the chain root_link -> tip_link, e.g. '
                         "panda_link8 to cut a gripper away ('' = the whole "
                         'tree)'),
         DeclareLaunchArgument(
             'joints', default_value='',
-            description="space-separated joint names the nodes use, in "
+            description='space-separated joint names the nodes use, in '
                         "their order ('' = every movable joint)"),
         DeclareLaunchArgument(
             'publish_rate', default_value='',
