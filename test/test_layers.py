@@ -19,11 +19,11 @@ No test module imports another (shared test code is in helper modules).
 
 From the bottom: shared pieces (errors, the reasons a setting is refused
 and the quoting of user values in them, spatial algebra, resources), the
-model (RobotModel, MimicModel, URDF, joint transforms), the compiled kernels, the dynamics functions and their
-dispatch, what is built on them (control, flexible links, the papers'
-formulations, the simulator), the ROS 2 nodes, the command line.  A module
-may import its own layer and the ones below; an import upward would let a
-change below depend on one above.
+model (RobotModel, MimicModel, URDF, joint transforms), the compiled
+kernels, the dynamics functions and their dispatch, what is built on them
+(control, flexible links, the papers' formulations, the simulator), the ROS
+2 nodes, the command line.  A module may import its own layer and the
+ones below; an import upward would let a change below depend on one above.
 Every import statement counts, those inside functions too.
 """
 

@@ -101,7 +101,7 @@ def torques(ros, q, qd):
 
 
 def expected(q, qd, kp, kd):
-    """Computed torque holding the first state (zero), gains per joint."""
+    """Return computed torque holding the first state (zero), per joint."""
     zero = np.zeros(MODEL.nq)
     return computed_torque(MODEL, np.array(q), np.array(qd), zero, zero,
                            zero, np.broadcast_to(kp, MODEL.nq),
