@@ -19,7 +19,7 @@ Unit part (no DDS): every numeric parameter is bounded (1e308 is no gain),
 per-joint parameters take one value or one per joint, refusals name the
 parameter and stay short, config/*.yaml fit the tables, and the README's
 node-reference sections are what the tables render (drift fails here; fix
-with ``python -m dynamics_ros.nodes.parameters --render``).
+with ``python -m dynamics_ros.nodes.parameter_reference --render``).
 """
 
 from array import array
@@ -27,8 +27,9 @@ import glob
 import math
 import os
 
-from dynamics_ros.nodes import parameters
-from dynamics_ros.nodes.parameters import problem, TABLES
+from dynamics_ros.nodes import parameter_reference as reference
+from dynamics_ros.nodes.parameter_reference import TABLES
+from dynamics_ros.nodes.parameters import problem, TYPE_NAMES
 from dynamics_ros.reasons import REASON_CHARS
 import pytest
 import yaml
@@ -50,14 +51,14 @@ class TwoJoints:
 def specs():
     """Yield (node, Spec) of every node's own parameters."""
     for node in NODES:
-        for spec in parameters.table(node):
+        for spec in reference.table(node):
             yield node, spec
 
 
 def test_every_node_has_a_table_and_the_defaults_are_usable():
     for node, spec in specs():
         assert spec.description, (node, spec.name)
-        assert spec.type in parameters.TYPE_NAMES, (node, spec.name)
+        assert spec.type in TYPE_NAMES, (node, spec.name)
         if spec.default is not None:
             assert problem(spec, spec.default) is None, (node, spec.name)
             assert problem(spec, spec.default, TwoJoints) is None, (
@@ -113,7 +114,7 @@ def test_refusals_quote_the_value_cut_short():
 
 
 def test_the_integrator_refusal_names_the_choices():
-    spec = parameters.table('simulator_node')['integrator']
+    spec = reference.table('simulator_node')['integrator']
     assert problem(spec, 'euler') == \
         "integrator 'euler' is not one of rk4, semi_implicit_euler, adaptive"
 
@@ -143,10 +144,10 @@ def flatten(values, prefix=''):
 
 
 def test_config_files_fit_the_tables():
-    model = parameters.table(parameters.MODEL_TABLE)
+    model = reference.table(reference.MODEL_TABLE)
     checked = set()
     for path, node, values in parameter_files():
-        table = parameters.table(node)
+        table = reference.table(node)
         for name, value in values.items():
             spec = table[name] if name in table else model[name] \
                 if name in model else None
@@ -161,12 +162,12 @@ def test_config_files_fit_the_tables():
 def test_the_readme_tables_are_rendered_from_the_node_tables():
     with open(README, encoding='utf-8') as stream:
         text = stream.read()
-    assert sorted(parameters.sections(text)) == sorted(
-        NODES + [parameters.MODEL_TABLE])
-    assert parameters.render(text) == text, \
+    assert sorted(reference.sections(text)) == sorted(
+        NODES + [reference.MODEL_TABLE])
+    assert reference.render(text) == text, \
         'README.md parameter tables drifted from the node tables: run ' \
-        'python -m dynamics_ros.nodes.parameters --render'
-    assert parameters.main(['--check', README]) == 0
+        'python -m dynamics_ros.nodes.parameter_reference --render'
+    assert reference.main(['--check', README]) == 0
 
 
 def test_render_replaces_a_stale_section(tmp_path):
@@ -174,10 +175,10 @@ def test_render_replaces_a_stale_section(tmp_path):
     stale.write_text('before\n<!-- parameters:linearization_node begin -->\n'
                      '| rate | 100 |\n<!-- parameters:linearization_node end'
                      ' -->\nafter\n', encoding='utf-8')
-    assert parameters.main(['--check', str(stale)]) == 1
-    assert parameters.main(['--render', str(stale)]) == 0
+    assert reference.main(['--check', str(stale)]) == 1
+    assert reference.main(['--render', str(stale)]) == 0
     text = stale.read_text(encoding='utf-8')
     assert '| `rate` | double | `10.0` |' in text
     assert '| 100 |' not in text
     assert text.startswith('before\n') and text.endswith('-->\nafter\n')
-    assert parameters.main(['--check', str(stale)]) == 0
+    assert reference.main(['--check', str(stale)]) == 0
