@@ -35,13 +35,14 @@ import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
 from ros_harness import inverse_dynamics_topics, NodeProcess, \
-    reserve_domain_id, RosTester
+    reserve_domain_id, RosTester, TIMEOUT
 from sensor_msgs.msg import JointState
 
 DOMAIN_ID = reserve_domain_id(__name__)
 URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), 'urdf', 'two_link_planar.urdf')
 MODEL = dr.load_urdf(URDF)
+FIRST_ANSWER = 600.0  # s: an upper bound; the wait ends at the answer
 
 
 @pytest.fixture(scope='module')
@@ -59,6 +60,9 @@ def ros():
     ]
     tester = inverse_dynamics_topics(RosTester(DOMAIN_ID))
     tester.stamp = 0
+    # The first state is the reference the node holds: zero.  Its first
+    # answer may wait for kernels compiling on a loaded machine.
+    torques(tester, [0.0, 0.0], [0.0, 0.0], timeout=FIRST_ANSWER)
     yield tester
     alive = [node.alive() for node in nodes]
     statuses = [node.stop() for node in nodes]
@@ -84,7 +88,7 @@ def remote_value(ros, node, name):
     return 'double[]', list(value.double_array_value)
 
 
-def torques(ros, q, qd):
+def torques(ros, q, qd, timeout=TIMEOUT):
     """Publish one joint state; return the node's feedforward efforts."""
     ros.stamp += 1
     stamp = Time(sec=1, nanosec=ros.stamp)
@@ -94,7 +98,7 @@ def torques(ros, q, qd):
     ros.feedforward.clear()
     ros.wait_for(lambda: any(m.header.stamp == stamp
                              for m in ros.feedforward.messages),
-                 action=lambda: ros.states.publish(msg),
+                 action=lambda: ros.states.publish(msg), timeout=timeout,
                  what='feedforward for stamp %d' % ros.stamp)
     reply = [m for m in ros.feedforward.messages if m.header.stamp == stamp]
     return np.array(reply[0].effort)
@@ -112,7 +116,6 @@ Q, QD = [0.1, -0.2], [0.3, 0.1]
 
 
 def test_gains_given_at_start_as_a_number_and_as_a_list(ros):
-    torques(ros, [0.0, 0.0], [0.0, 0.0])   # the held reference: zero
     assert remote_value(ros, 'inverse_dynamics_node', 'kp') == (
         'double', 150.0)
     assert remote_value(ros, 'inverse_dynamics_node', 'kd') == (

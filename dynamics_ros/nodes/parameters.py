@@ -266,7 +266,14 @@ class ParameterTable:
 
     def values(self, node):
         """Return {name: value} of the table's parameters (None: unset)."""
-        return {name: node.get_parameter(name).value for name in self.specs}
+        from rclpy.exceptions import ParameterUninitializedException
+        values = {}
+        for name in self.specs:
+            try:   # a statically typed parameter declared unset raises
+                values[name] = node.get_parameter(name).value
+            except ParameterUninitializedException:
+                values[name] = None
+        return values
 
     def reason(self, values, model=None):
         """Return why a value of ``values`` {name: value} is refused."""
