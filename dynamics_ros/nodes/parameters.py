@@ -191,9 +191,14 @@ def problem(spec, value, model=None):
                                                 spec.requirement(),
                                                 quote(value))
     if reason is None and spec.type == 'per_joint':
-        reason = per_joint_reason(
-            value, spec.name, spec.usable, spec.requirement(),
-            None if model is None else model.nq)
+        # The range first (quoting the value given), then the count.
+        reason = per_joint_reason(value, spec.name, spec.usable,
+                                  spec.requirement())
+        if reason is not None:
+            reason = '%s (got %s)' % (reason, quote(value))
+        elif model is not None:
+            reason = per_joint_reason(value, spec.name, spec.usable,
+                                      spec.requirement(), model.nq)
     if reason is None and spec.type == 'double[]' and len(value):
         values = np.asarray(value, dtype=float)
         bad = np.flatnonzero(~spec.usable(values))
