@@ -17,13 +17,13 @@ Imports: layers go strictly downward, rclpy stays in nodes/, tests stand alone.
 
 No test module imports another (shared test code is in helper modules).
 
-From the bottom: shared pieces (errors, the reasons a setting is refused,
-spatial algebra, resources), the model (RobotModel, MimicModel, URDF, joint
-transforms), the compiled kernels, the dynamics functions and their
-dispatch, what is built on them (control, flexible links, the papers'
-formulations, the simulator), the ROS 2 nodes, the command line.  A module
-may import its own layer and the ones below; an import upward would let a
-change below depend on one above.
+From the bottom: shared pieces (errors, the reasons a setting is refused
+and the quoting of user values in them, spatial algebra, resources), the
+model (RobotModel, MimicModel, URDF, joint transforms), the compiled
+kernels, the dynamics functions and their dispatch, what is built on them
+(control, flexible links, the papers' formulations, the simulator), the ROS
+2 nodes, the command line.  A module may import its own layer and the
+ones below; an import upward would let a change below depend on one above.
 Every import statement counts, those inside functions too.
 """
 
@@ -35,7 +35,7 @@ import pytest
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'dynamics_ros')
 LAYERS = [
-    ('checks', 'errors', 'resources', 'spatial'),
+    ('checks', 'errors', 'reasons', 'resources', 'spatial'),
     ('model',),
     ('fast',),
     ('dynamics',),

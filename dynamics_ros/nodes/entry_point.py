@@ -40,12 +40,10 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.signals import SignalHandlerOptions
 
-from .conversions import shorten
 from .. import fast
 from ..errors import ModelError
 from ..fast.compiler import FIRST_START_SECONDS, kernels_cached
-
-MAX_REASON_CHARS = 2000
+from ..reasons import cut, LOG_CHARS
 
 
 def spin_until(executor, stop, failure):
@@ -81,7 +79,7 @@ def run(node_class, args=None):
     # a parameter file, e.g. [0, 0] (integers) where doubles are declared.
     except (ModelError, ValueError, ParameterException) as error:
         failure.append('[%s] cannot start: %s\n' % (
-            node_class.__name__, shorten(error, MAX_REASON_CHARS)))
+            node_class.__name__, cut(error, LOG_CHARS)))
     if node is not None:
         executor = SingleThreadedExecutor()
         executor.add_node(node)

@@ -15,134 +15,40 @@
 """
 external_torque_node: external joint torques, wrench and collisions.
 
-Beside a robot driver (or ``simulator_node``), from the ``joint_states``
-it publishes - positions, velocities and the measured joint efforts - the
-generalized-momentum observer (dynamics_ros.estimation, Haddadin, De Luca
-and Albu-Schaeffer 2017) estimates the torques that something other than
-the actuators applies to the joints, with no force sensor.  A node of its
-own rather than a mode of inverse_dynamics_node: it needs the driver's
-measured efforts, has its own failure modes (a driver that publishes no
-effort) and its own rate, and keeps the 1 kHz feed-forward path lean.
-
-Subscribes ``joint_states`` (sensor_msgs/JointState, sensor-data QoS) and
-publishes (relative names):
-
-- ``external_torques`` (sensor_msgs/JointState): name and effort (the
-  estimate, N m or N) in ``joints`` order, stamped with the joint state;
-- ``external_wrench`` (geometry_msgs/WrenchStamped): the wrench on ``link``
-  that explains the estimate (damped least squares on its Jacobian),
-  expressed in ``frame`` (default ``link``) about its origin, with
-  ``header.frame_id`` that frame; only while ``link`` (or ``tip_link``) is
-  set and someone subscribes;
-- ``collision`` (std_msgs/Bool, reliable, transient-local depth 1: late
-  subscribers get the current state): false at start, then every change;
-  each change is logged (which joints, their estimate and threshold).
-
-Service ``~/reset_observer`` (std_srvs/Trigger): start the observer over
-(estimate 0, integral from the next sample) and end a collision.
-
-Parameters (validated on every set; a refused value is named with its
-reason): ``gain`` (K, 1/s: one value, or one per joint in ``joints``
-order; default 50, a 20 ms time constant), ``order`` (1, or 2 for the
-residual filtered once more), ``thresholds`` (N m or N, one or one per
-joint; default 5), ``hysteresis`` (share of a threshold below which a
-collision ends, [0, 1), 0.2), ``max_gap`` (s, 0.1: a longer gap between
-samples restarts the integral, with a warning), ``link`` and ``frame``
-(URDF link names; '' = ``tip_link`` and ``link``), ``wrench_damping``
-(singular values of the Jacobian below it are damped, 0.02), and the
-model and payload parameters of dynamics_ros.nodes.model_source.
-
-Dropped with a throttled warning, the estimate unchanged: a joint state
-without effort (the observer needs the measured torques) or without
-velocity, with wrong sizes, non-finite values, missing joints; samples
-that do not advance the time.  Mimic joints: the model's coordinates and
-every output are the independent joints; mimic joints in ``joint_states``
-are ignored.  Nothing non-finite is ever published.
+Beside a robot driver (or ``simulator_node``), the generalized-momentum
+observer (dynamics_ros.estimation, Haddadin, De Luca and Albu-Schaeffer
+2017) estimates from ``joint_states`` - positions, velocities and the
+measured efforts - the torques something other than the actuators applies,
+with no force sensor; it publishes them (``external_torques``), the wrench
+on a link that explains them (``external_wrench``) and a latched
+``collision`` flag.  Topics, parameters (``external_torque_parameters.py``)
+and behaviour: README.md, section "External torques and collisions".
 """
 
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
 from .conversions import (BadInput, is_zero_time, joint_state_message,
-                          JointStateReader, names_text, quote,
-                          ThrottledWarnings, to_seconds)
+                          JointStateReader, to_seconds)
 from .entry_point import entry_point
+from .external_torque_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
-from .parameters import publishers, refuse, set_result
+from .parameters import per_joint_values, publishers
 from .qos import DESCRIPTION_QOS, STATE_QOS
-from ..estimation.collision import (check_hysteresis, check_thresholds,
-                                    CollisionDetector, DEFAULT_HYSTERESIS,
+from .throttled_warnings import ThrottledWarnings
+from ..estimation.collision import (CollisionDetector, DEFAULT_HYSTERESIS,
                                     DEFAULT_THRESHOLD)
-from ..estimation.momentum_observer import (check_gain, check_max_gap,
-                                            DEFAULT_GAIN, DEFAULT_MAX_GAP,
-                                            MomentumObserver)
-from ..estimation.wrench import (check_damping, DEFAULT_DAMPING,
-                                 external_wrench)
-
-OWN_PARAMETERS = ('gain', 'order', 'thresholds', 'hysteresis', 'max_gap',
-                  'link', 'frame', 'wrench_damping')
+from ..estimation.momentum_observer import DEFAULT_GAIN, MomentumObserver
+from ..estimation.wrench import external_wrench
+from ..reasons import names_text, quote
 
 # The latched collision state: reliable, transient-local, depth 1 (as
 # robot_description), so a late subscriber gets the current state.
 COLLISION_QOS = DESCRIPTION_QOS
-
-
-def numbers(value):
-    """Return ``value`` (a number or a list of them) as a 1-D float array."""
-    if isinstance(value, (str, bool)) or value is None:
-        raise ValueError('not a number')
-    array = np.asarray(value, dtype=float).reshape(-1)
-    return array
-
-
-def check_own_parameters(values, model=None):
-    """
-    Return a reason if a value of ``values`` {name: value} is invalid.
-
-    ``model``: the model in use (None: sizes and link names are checked
-    when it arrives).  None when all are valid.
-    """
-    n = None if model is None else model.nq
-    for name, check in (('gain', check_gain), ('thresholds',
-                                               check_thresholds)):
-        if name in values:
-            try:
-                value = numbers(values[name])
-            except (TypeError, ValueError):
-                return '%s must be a number or a list of numbers, got %s' % (
-                    name, quote(values[name]))
-            reason = check(value, n)
-            if reason:
-                return reason
-    if 'order' in values and (isinstance(values['order'], bool)
-                              or values['order'] not in (1, 2)):
-        return 'order must be 1 or 2, got %s' % quote(values['order'])
-    for name, check in (('hysteresis', check_hysteresis),
-                        ('max_gap', check_max_gap),
-                        ('wrench_damping', check_damping)):
-        if name in values:
-            if isinstance(values[name], (str, bool)):
-                return '%s must be a number, got %s' % (name,
-                                                        quote(values[name]))
-            reason = check(values[name])
-            if reason:
-                return reason.replace('damping must', 'wrench_damping must')
-    for name in ('link', 'frame'):
-        if name in values:
-            value = values[name]
-            if not isinstance(value, str):
-                return '%s must be a link name, got %s' % (name, quote(value))
-            if value and model is not None and value not in model.frames:
-                return '%s %s is not a link of model %s (links: %s)' % (
-                    name, quote(value), quote(model.name),
-                    names_text(sorted(model.frames)))
-    return None
 
 
 class ExternalTorqueNode(Node):
@@ -155,33 +61,8 @@ class ExternalTorqueNode(Node):
         self.observer = None
         self.detector = None
         self.reader = None
-        self.declare_parameter('gain', DEFAULT_GAIN, ParameterDescriptor(
-            description='observer gain K, 1/s (time constant 1/K): one, or '
-                        'one per joint in joints order', dynamic_typing=True))
-        self.declare_parameter('order', 1, ParameterDescriptor(
-            description='1: residual; 2: residual filtered once more'))
-        self.declare_parameter('thresholds', DEFAULT_THRESHOLD,
-                               ParameterDescriptor(
-                                   description='collision thresholds, N m '
-                                   'or N: one, or one per joint in joints '
-                                   'order', dynamic_typing=True))
-        self.declare_parameter('hysteresis', DEFAULT_HYSTERESIS,
-                               ParameterDescriptor(
-                                   description='a collision ends when every '
-                                   'joint is below (1 - hysteresis) x its '
-                                   'threshold, [0, 1)'))
-        self.declare_parameter('max_gap', DEFAULT_MAX_GAP, ParameterDescriptor(
-            description='longest interval between samples integrated, s'))
-        self.declare_parameter('link', '', ParameterDescriptor(
-            description="link of the external wrench ('' = tip_link)"))
-        self.declare_parameter('frame', '', ParameterDescriptor(
-            description="frame of the external wrench ('' = link)"))
-        self.declare_parameter('wrench_damping', DEFAULT_DAMPING,
-                               ParameterDescriptor(
-                                   description='damped least squares: '
-                                   'singular values of J below it are '
-                                   'damped'))
-        refuse(check_own_parameters(self.own_values()))
+        PARAMETERS.declare(self)
+        PARAMETERS.refuse_at_start(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.torque_publisher, self.wrench_publisher = publishers(
             self, (JointState, 'external_torques'),
@@ -191,7 +72,7 @@ class ExternalTorqueNode(Node):
         self.collision_publisher.publish(Bool(data=False))
         self.source = ModelSource(self, self.on_model)
         if self.model is not None:   # sizes and links, now they are known
-            refuse(check_own_parameters(self.own_values(), self.model))
+            PARAMETERS.refuse_at_start(self, self.model)
             self.configure()
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.after_set_parameters)
@@ -203,30 +84,20 @@ class ExternalTorqueNode(Node):
 
     # -- parameters -----------------------------------------------------
 
-    def own_values(self):
-        """Return {name: value} of this node's own parameters."""
-        return {name: self.get_parameter(name).value
-                for name in OWN_PARAMETERS
-                if self.get_parameter(name).type_ != Parameter.Type.NOT_SET}
-
     def on_set_parameters(self, parameters):
         """Refuse invalid gains, thresholds, links with the reason."""
-        return set_result(check_own_parameters(
-            {p.name: p.value for p in parameters if p.name in OWN_PARAMETERS},
-            self.model))
+        return PARAMETERS.set_result(parameters, self.model)
 
     def after_set_parameters(self, parameters):
         """Apply new observer and detector settings (state kept)."""
-        if self.model is not None and any(p.name in OWN_PARAMETERS
+        if self.model is not None and any(p.name in PARAMETERS
                                           for p in parameters):
             self.configure()
 
     def per_joint(self, name):
         """Return parameter ``name`` (1 or n values, joints order), model order."""
-        values = numbers(self.get_parameter(name).value)
-        ordered = np.empty(self.model.nq)
-        ordered[self.index] = np.broadcast_to(values, (self.model.nq,))
-        return ordered
+        return per_joint_values(self.get_parameter(name).value,
+                                self.model.nq, self.index)
 
     def configure(self):
         """Make observer and detector use the parameters; keep their state."""

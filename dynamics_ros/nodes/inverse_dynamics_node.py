@@ -15,52 +15,12 @@
 """
 inverse_dynamics_node: feed-forward joint torques from joint states.
 
-Every valid ``joint_states`` message (sensor_msgs/JointState, sensor-data
-QoS) gives one torque vector, published on ``effort_commands``
-(std_msgs/Float64MultiArray in ``joints`` order: remap it to
-``/effort_controller/commands``) and ``feedforward`` (JointState with name
-and effort, stamped with the joint state's stamp, or now if it is zero).
-Parameter ``mode``:
-
-- ``gravity``: tau = g(q);
-- ``inverse_dynamics``: tau = RNEA(q_d, qd_d, qdd_d), the reference sampled
-  at the joint state's time;
-- ``computed_torque``: tau = M(q) (qdd_d + kp e + kd de) + h(q, qd).
-
-The reference is the last trajectory received on ``joint_trajectory``
-(trajectory_msgs/JointTrajectory, sampled as joint_trajectory_controller
-does, see ``dynamics_ros.control.trajectory``); until one arrives it holds
-the first joint positions received.  Annotator: a JointTrajectory on
-``trajectory_in`` is republished on ``trajectory_out`` with every point's
-``effort`` set to the inverse-dynamics torques at that point.  Model and
-payload parameters: ``dynamics_ros.nodes.model_source``.  Bad input is
-dropped with a throttled warning; nothing non-finite is ever published.
-
-Effort saturation (``dynamics_ros.control.saturation``): with ``saturate``
-(default true) every torque published as a command - ``effort_commands``,
-the effort of ``feedforward`` and of ``trajectory_out`` - is clipped to
-+-limit, limit = ``effort_limit_scale`` (default 1.0) times the URDF's
-``<limit effort>`` (``model.effort_limit``; none given: no limit) or, when
-set, ``effort_limits`` (one per joint in ``joints`` order, .inf = no limit
-for that joint; [] = the URDF's again).  A clipped joint gets a throttled
-warning with its name, the unsaturated value and the limit; the
-unsaturated value is never published.  Every parameter set is validated:
-it takes effect, or it is refused with a reason quoting the value (cut to
-80 characters).  Trajectories are read on threads of their own, so a
-stream of long trajectories does not hold up the parameter services.
-
-Joint friction: ``friction_file`` (default '': none) names a friction
-YAML as ``python -m dynamics_ros identify`` writes it; its viscous and
-Coulomb friction (``dynamics_ros.dynamics.friction``, the simulator's
-model too) is added to the torques, at the reference velocity in
-``inverse_dynamics`` mode and at the measured one otherwise (its offset,
-a measurement bias, is not).  Joints the file does not name get none.
-
-Mimic joints (a URDF ``<mimic>``, e.g. the second finger of a parallel
-gripper): the model's coordinates, ``joints`` and every output are the
-independent joints.  Mimic joints in ``joint_states`` are ignored (their
-values follow from their masters', as MoveIt treats them); a trajectory
-naming one is dropped with a warning (they take no command).
+Every ``joint_states`` message gives one torque vector - gravity, inverse
+dynamics of the reference trajectory, or computed torque (``mode``) - on
+``effort_commands`` and ``feedforward``, saturated to the effort limits;
+``trajectory_in`` is republished on ``trajectory_out`` with the points'
+efforts.  Topics, parameters (``inverse_dynamics_parameters.py``) and
+behaviour: README.md, section "inverse_dynamics_node".
 """
 
 import math
@@ -68,117 +28,32 @@ import threading
 
 from builtin_interfaces.msg import Time
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import (BadInput, joint_state_message, JointStateReader,
-                          quote, refuse_mimic_joints, ThrottledWarnings,
-                          trajectory_arrays, vector_message)
+                          refuse_mimic_joints, vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .inverse_dynamics_parameters import PARAMETERS
 from .joint_state_cdr import JointStateCdrReader
 from .model_source import model_index, ModelSource, NO_MODEL
-from .parameters import publishers, refuse, set_result
+from .parameters import per_joint_values, publishers
 from .qos import COMMAND_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
+from .throttled_warnings import ThrottledWarnings
+from .trajectory_conversions import trajectory_arrays
 from ..control.computed_torque import computed_torque, \
     saturated_computed_torque
-from ..control.saturation import (check_limits, check_scale, effort_limits,
-                                  saturate)
+from ..control.saturation import check_limits, effort_limits, saturate
 from ..control.trajectory import hold, sample, waypoint_references
 from ..dynamics.bias import gravity_torques
 from ..dynamics.friction import read_friction
 from ..dynamics.rnea import inverse_dynamics
-
-MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
-LIMIT_PARAMETERS = ('saturate', 'effort_limit_scale', 'effort_limits')
-OWN_PARAMETERS = ('mode', 'kp', 'kd', 'saturate', 'effort_limit_scale',
-                  'effort_limits', 'friction_file')
-# What the 1 kHz path keeps in ``cache`` instead of reading parameters per
-# message, and the parameters each entry is computed from: a set of one of
-# them forgets the entry (after_set_parameters), a new model all of them.
-CACHED = {'mode': ('mode',), 'kp': ('kp',), 'kd': ('kd',),
-          'limits': LIMIT_PARAMETERS, 'model_limits': LIMIT_PARAMETERS,
-          'friction': ('friction_file',)}
-
-
-def check_gains(name, values, n=None):
-    """Return a reason if gains are not finite, >= 0 and of size 1 or n."""
-    try:
-        values = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        return '%s must be a list of numbers, got %s' % (name, quote(values))
-    if values.ndim != 1 or values.size == 0:
-        return '%s must be a list of gains (one, or one per joint)' % name
-    if not np.all(np.isfinite(values)) or np.any(values < 0.0):
-        return '%s must be finite and >= 0, got %s' % (name, quote(values))
-    if n is not None and values.size not in (1, n):
-        return '%s has %d values: give 1 or one per joint (%d)' % (
-            name, values.size, n)
-    return None
-
-
-def check_friction_file(path):
-    """Return a reason if ``path`` is not '' nor a readable friction YAML."""
-    if not isinstance(path, str):
-        return 'friction_file must be a path (a string), got %s' % quote(path)
-    if not path:
-        return None
-    try:
-        read_friction(path)
-    except OSError as error:
-        return 'friction_file %s cannot be read (%s)' % (
-            quote(path), type(error).__name__)
-    except ValueError:
-        # The file's own text is not quoted back.
-        return 'friction_file %s is not a friction YAML ({smoothing, ' \
-            'joints: {name: {viscous, coulomb, offset}}}, non-negative ' \
-            'viscous and Coulomb friction)' % quote(path)
-    return None
-
-
-def check_own_parameters(values, n=None):
-    """
-    Return a reason if a value of ``values`` {name: value} is invalid.
-
-    ``n`` is the number of joints of the model in use (None: no model yet,
-    sizes are checked when it arrives).  None when all are valid.
-    """
-    if 'mode' in values and values['mode'] not in MODES:
-        return 'mode %s is not one of %s' % (
-            quote(values['mode']), ', '.join(MODES))
-    for name in ('kp', 'kd'):
-        if name in values:
-            reason = check_gains(name, values[name], n)
-            if reason:
-                return reason
-    if 'saturate' in values and not isinstance(values['saturate'], bool):
-        return 'saturate must be true or false, got %s' % quote(
-            values['saturate'])
-    if 'effort_limit_scale' in values:
-        reason = check_scale(values['effort_limit_scale'])
-        if reason:
-            return reason
-    if 'effort_limits' in values:
-        limits = values['effort_limits']
-        if limits is None:
-            return 'effort_limits cannot be unset: set [] for the URDF ' \
-                'limits, or saturate false for none'
-        if isinstance(limits, (str, bool, int, float)) or any(
-                isinstance(x, (str, bool)) for x in limits):
-            return 'effort_limits must be a list of numbers (one per ' \
-                'joint, .inf: no limit), got %s' % quote(limits)
-        reason = check_limits(limits, n)
-        if reason:
-            return reason
-    if 'friction_file' in values:
-        return check_friction_file(values['friction_file'])
-    return None
+from ..reasons import quote
 
 
 def worst(values):
@@ -217,26 +92,8 @@ class InverseDynamicsNode(Node):
         # failed to start too (rclpy destroys it at shutdown).
         self.state_subscription = None
         self.trajectory_subscriptions = []
-        self.declare_parameter('mode', 'gravity', ParameterDescriptor(
-            description='gravity | inverse_dynamics | computed_torque'))
-        self.declare_parameter('kp', [100.0], ParameterDescriptor(
-            description='computed_torque position gains, 1/s^2 (one, or '
-                        'one per joint in joints order)'))
-        self.declare_parameter('kd', [20.0], ParameterDescriptor(
-            description='computed_torque velocity gains, 1/s (one, or one '
-                        'per joint in joints order)'))
-        self.declare_parameter('saturate', True, ParameterDescriptor(
-            description='clip published efforts to the effort limits'))
-        self.declare_parameter('effort_limit_scale', 1.0, ParameterDescriptor(
-            description='factor on the effort limits (> 0, <= 1000)'))
-        self.declare_parameter('effort_limits', None, ParameterDescriptor(
-            description='per-joint effort limits, N m or N, in joints order '
-                        '(.inf: none for that joint); unset or []: the '
-                        'URDF <limit effort>', dynamic_typing=True))
-        self.declare_parameter('friction_file', '', ParameterDescriptor(
-            description='joint friction YAML (python -m dynamics_ros '
-                        'identify) added to the torques; empty: none'))
-        refuse(self.check_parameters(self.own_values()))
+        PARAMETERS.declare(self)
+        PARAMETERS.refuse_at_start(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.effort_publisher, self.feedforward_publisher, \
             self.annotated_publisher = publishers(
@@ -245,7 +102,7 @@ class InverseDynamicsNode(Node):
                 (JointTrajectory, 'trajectory_out'))
         self.source = ModelSource(self, self.on_model)
         if self.model is not None:  # sizes per joint, now they are known
-            refuse(self.check_parameters(self.own_values()))
+            PARAMETERS.refuse_at_start(self, self.model)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.after_set_parameters)
         # The 1 kHz input gets a thread and a tiny executor of its own; so
@@ -266,29 +123,15 @@ class InverseDynamicsNode(Node):
 
     # -- parameters -----------------------------------------------------
 
-    def own_values(self):
-        """Return {name: value} of this node's own parameters that are set."""
-        return {name: self.get_parameter(name).value
-                for name in OWN_PARAMETERS
-                if self.get_parameter(name).type_ != Parameter.Type.NOT_SET}
-
-    def check_parameters(self, values):
-        """Return a reason if a value of this node's own is invalid."""
-        n = None if self.model is None else self.model.nq
-        return check_own_parameters(values, n)
-
     def on_set_parameters(self, parameters):
-        """Reject invalid mode, gains or effort limits with the reason."""
-        return set_result(self.check_parameters({
-            p.name: p.value for p in parameters if p.name in OWN_PARAMETERS}))
+        """Refuse a value of the table that is unusable, with the reason."""
+        return PARAMETERS.set_result(parameters, self.model)
 
     def after_set_parameters(self, parameters):
-        """Forget what was computed from a parameter that changed."""
-        names = {p.name for p in parameters}
-        with self.lock:   # answers compute and cache them under it
-            for key, sources in CACHED.items():
-                if names.intersection(sources):
-                    self.cache.pop(key, None)
+        """Forget what was computed from the parameters (one changed)."""
+        if any(p.name in PARAMETERS for p in parameters):
+            with self.lock:   # answers compute and cache them under it
+                self.cache.clear()
 
     def friction(self):
         """Return the JointFriction in model order, None: none (cached)."""
@@ -380,13 +223,10 @@ class InverseDynamicsNode(Node):
 
     def model_order_gains(self, name, value):
         """Return gains ``value`` (joints order) in model order."""
-        values = np.asarray(value, dtype=float)
-        reason = check_gains(name, values, self.model.nq)
+        reason = PARAMETERS.reason({name: value}, self.model)
         if reason:
             raise ValueError(reason)
-        gains = np.empty(self.model.nq)
-        gains[self.index] = np.broadcast_to(values, self.model.nq)
-        return gains
+        return per_joint_values(value, self.model.nq, self.index)
 
     # -- model ------------------------------------------------------------
 

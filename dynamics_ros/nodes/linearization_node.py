@@ -15,77 +15,32 @@
 """
 linearization_node: state-space models (A, B) about the current state.
 
-At ``rate`` Hz, about the latest valid ``joint_states`` message (q, qd) and
-the last command received on ``effort_commands`` (Float64MultiArray in
-``joints`` order; gravity torques g(q) until one arrives), it publishes
-``dr.linearize``'s matrices on ``state_space/A`` (2n x 2n) and
-``state_space/B`` (2n x n), row-major Float64MultiArray with dims
-('rows', rows, rows*cols) and ('cols', cols, cols), and the operating point
-on ``state_space/operating_point`` (JointState: name, position, velocity,
-effort = tau, stamped with the joint state's stamp or now if it is zero).
-
-State order: x = [q; qd] with q = the ``joints`` parameter order, u = tau in
-the same order.  ``discrete_dt`` > 0 publishes the zero-order-hold discrete
-model x[k+1] = A x[k] + B u[k] with that sample time; 0 the continuous
-dx/dt = A x + B u.  Model parameters: ``dynamics_ros.nodes.model_source``.
-
-Ranges: ``rate`` in [MIN_RATE, MAX_RATE] Hz (0.001 to 1000), ``discrete_dt``
-in [0, MAX_DT] s (1 s).  A value outside (NaN, inf, 0, negative, 1e-12 Hz,
-which no timer can run) stops the node at start with the reason, and a
-runtime set of it is refused with the reason (quoting the value); a valid
-set takes effect at once.
-
-With mimic joints (URDF ``<mimic>``) q, tau and ``joints`` are the
-independent joints (A is 2n x 2n, B 2n x n for n of them); mimic joints in
-``joint_states`` are ignored, their values following from their masters'.
+At ``rate`` Hz it linearizes the dynamics (``dr.linearize``) about the
+latest ``joint_states`` and the last ``effort_commands`` (gravity torques
+until one arrives) and publishes ``state_space/A``, ``state_space/B`` and
+``state_space/operating_point``; x = [q; qd] and u = tau in ``joints``
+order.  Topics, parameters (``linearization_parameters.py``) and
+behaviour: README.md, section "linearization_node".
 """
 
-import math
 import threading
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from .conversions import (BadInput, is_zero_time, joint_state_message,
-                          JointStateReader, matrix_message, message_vector,
-                          quote, ThrottledWarnings)
+                          JointStateReader, matrix_message, message_vector)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .linearization_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
-from .parameters import publishers, refuse, set_result
+from .parameters import publishers
 from .qos import COMMAND_QOS, STATE_QOS
+from .throttled_warnings import ThrottledWarnings
 from ..dynamics.bias import gravity_torques
 from ..dynamics.linearize import linearize
-
-
-MIN_RATE = 1e-3  # Hz: one model every 1000 s
-MAX_RATE = 1e3  # Hz: a linearization every millisecond
-MAX_DT = 1.0  # s: longer zero-order holds overflow for a stiff arm
-
-
-def is_number(value):
-    """Return True for an int or float (not a bool, string or list)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def check_rate(values):
-    """Return a reason if ``rate`` or ``discrete_dt`` is invalid, else None."""
-    if 'rate' in values:
-        rate = values['rate']
-        if not is_number(rate) or not math.isfinite(rate) \
-                or not MIN_RATE <= rate <= MAX_RATE:
-            return 'rate must be a number of Hz from %g to %g, got %s' % (
-                MIN_RATE, MAX_RATE, quote(rate))
-    if 'discrete_dt' in values:
-        dt = values['discrete_dt']
-        if not is_number(dt) or not math.isfinite(dt) \
-                or not 0.0 <= dt <= MAX_DT:
-            return 'discrete_dt must be a number of s from 0 (continuous) ' \
-                'to %g, got %s' % (MAX_DT, quote(dt))
-    return None
 
 
 def timer_period_ns(rate):
@@ -112,13 +67,8 @@ class LinearizationNode(Node):
         self.state = None
         self.command = None
         self.state_subscription = None  # destroy_node may run on a failed
-        self.declare_parameter('rate', 10.0, ParameterDescriptor(
-            description='publication rate of A and B, Hz'))
-        self.declare_parameter('discrete_dt', 0.0, ParameterDescriptor(
-            description='> 0: zero-order-hold discrete model with this '
-                        'sample time, s; 0: continuous'))
-        refuse(check_rate({name: self.get_parameter(name).value
-                           for name in ('rate', 'discrete_dt')}))
+        PARAMETERS.declare(self)
+        PARAMETERS.refuse_at_start(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.a_publisher, self.b_publisher, self.point_publisher = publishers(
             self, (Float64MultiArray, 'state_space/A'),
@@ -141,9 +91,7 @@ class LinearizationNode(Node):
 
     def on_set_parameters(self, parameters):
         """Reject an invalid rate / discrete_dt with the reason."""
-        values = {p.name: p.value for p in parameters
-                  if p.name in ('rate', 'discrete_dt')}
-        return set_result(check_rate(values))
+        return PARAMETERS.set_result(parameters)
 
     def apply_parameters(self, parameters):
         """Apply a new rate at once (discrete_dt is read every period)."""

@@ -39,7 +39,7 @@ import struct
 
 import numpy as np
 
-from .conversions import FIELDS, TrajectoryArrays
+from .trajectory_conversions import FIELDS, TrajectoryArrays
 
 ORIGIN = 4               # the CDR stream starts after the encapsulation
 LITTLE_ENDIAN = (b'\x00\x01', b'\x00\x03')   # CDR_LE, PL_CDR_LE

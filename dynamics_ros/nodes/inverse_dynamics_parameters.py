@@ -1,0 +1,85 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
+
+from .parameters import ParameterTable, Spec
+from ..control.saturation import check_limits, MAX_SCALE
+from ..dynamics.friction import read_friction
+from ..reasons import quote
+
+MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
+
+# Gains of computed torque: kp = w^2, kd = 2 zeta w for a closed-loop
+# natural frequency w; w = 1000 rad/s (kp 1e6, kd 2e3 critically damped)
+# is beyond any joint_states rate, so the bounds refuse only typos.
+MAX_KP = 1e6   # 1/s^2
+MAX_KD = 1e4   # 1/s
+
+
+def friction_file_reason(path, model=None):
+    """Return a reason if ``path`` is not '' nor a readable friction YAML."""
+    if not path:
+        return None
+    try:
+        read_friction(path)
+    except OSError as error:
+        return 'friction_file %s cannot be read (%s)' % (
+            quote(path), type(error).__name__)
+    except ValueError:
+        # The file's own text is not quoted back.
+        return 'friction_file %s is not a friction YAML ({smoothing, ' \
+            'joints: {name: {viscous, coulomb, offset}}}, non-negative ' \
+            'viscous and Coulomb friction)' % quote(path)
+    return None
+
+
+def effort_limits_reason(limits, model=None):
+    """Return a reason if ``limits`` are not per-joint effort limits."""
+    return check_limits(limits, None if model is None else model.nq)
+
+
+PARAMETERS = ParameterTable([
+    Spec('mode', 'string', 'gravity',
+         'gravity: g(q); inverse_dynamics: RNEA of the reference; '
+         'computed_torque: M(q) (qdd_d + kp e + kd de) + h(q, qd)',
+         choices=MODES),
+    Spec('kp', 'per_joint', 100.0,
+         'computed_torque position gains, 1/s^2: one for every joint, or '
+         'one per joint in joints order', low=0.0, high=MAX_KP,
+         rebuilds='gains'),
+    Spec('kd', 'per_joint', 20.0,
+         'computed_torque velocity gains, 1/s: one for every joint, or one '
+         'per joint in joints order', low=0.0, high=MAX_KD,
+         rebuilds='gains'),
+    Spec('saturate', 'bool', True,
+         'clip every published effort to the effort limits; false: publish '
+         'them unclipped', rebuilds='effort limits'),
+    Spec('effort_limit_scale', 'double', 1.0,
+         "factor on the effort limits in use (the URDF's or effort_limits)",
+         low=0.0, low_open=True, high=MAX_SCALE, rebuilds='effort limits'),
+    Spec('effort_limits', 'double[]', None,
+         'per-joint limits in joints order, N m (N for a prismatic joint), '
+         ".inf: no limit for that joint; unset or []: the URDF's <limit "
+         'effort> (a joint without one is not limited)',
+         infinite=True, check=effort_limits_reason, dynamic=True,
+         constraint='> 0 each (.inf: none), one per joint',
+         rebuilds='effort limits',
+         unset_hint=': set [] for the URDF limits, or saturate false for '
+         'none'),
+    Spec('friction_file', 'string', '',
+         'friction YAML as python -m dynamics_ros identify writes it, added '
+         "to the torques; '' = none", check=friction_file_reason,
+         rebuilds='friction model'),
+])

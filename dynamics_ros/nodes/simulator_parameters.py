@@ -1,0 +1,80 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""simulator_node's parameters (README, "Simulator")."""
+
+from .parameters import ParameterTable, Spec
+from ..sim.integrators import INTEGRATORS
+
+PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
+GAIN_PARAMETERS = tuple('%s_%s' % (prefix, term) for prefix in ('pos', 'vel')
+                        for term in PID_TERMS)
+
+# Bounds of the PID terms (N m and s, per rad or rad/s): a 100 kg m^2 joint
+# at 1 kHz bandwidth needs kp ~ 4e9; beyond these no step rate keeps the
+# loop stable.  max_integral_error may be .inf (no clamp).
+PID_BOUNDS = {'kp': 1e10, 'ki': 1e13, 'kd': 1e8, 'max_integral_error': 1e6}
+PID_UNITS = {
+    'pos': {'kp': 'N m/rad', 'ki': 'N m/(rad s)', 'kd': 'N m s/rad',
+            'max_integral_error': 'rad s'},
+    'vel': {'kp': 'N m s/rad', 'ki': 'N m/rad', 'kd': 'N m s^2/rad',
+            'max_integral_error': 'rad'},
+}
+
+SIMULATION = 'simulation'   # what a change of most parameters rebuilds
+
+
+def gain_spec(prefix, term):
+    """Return the Spec of PID term ``term`` of the ``prefix`` interface."""
+    interface = 'position' if prefix == 'pos' else 'velocity'
+    unit = PID_UNITS[prefix][term]
+    return Spec(
+        '%s_%s' % (prefix, term), 'per_joint', None,
+        '%s PID %s, %s: one for every joint, or one per joint; unset: %s' % (
+            interface, term, unit, '.inf (no clamp)'
+            if term == 'max_integral_error' else 'from pid_bandwidth'),
+        low=0.0, high=PID_BOUNDS[term],
+        infinite=term == 'max_integral_error', unset_ok=True,
+        rebuilds=SIMULATION)
+
+
+PARAMETERS = ParameterTable([
+    Spec('rate', 'double', 1000.0, 'integration rate, Hz', low=1.0,
+         high=1e6, rebuilds=SIMULATION),
+    Spec('integrator', 'string', 'rk4', 'integration method',
+         choices=INTEGRATORS, rebuilds=SIMULATION),
+    Spec('real_time_factor', 'double', 1.0,
+         'simulated / wall time; 0 = as fast as possible', low=0.0,
+         high=1e6),
+    Spec('publish_rate', 'double', 100.0,
+         'joint_states rate, Hz of simulated time; 0 = every step',
+         low=0.0, high=1e6, rebuilds=SIMULATION),
+    Spec('publish_clock', 'bool', True, 'publish /clock every step'),
+    Spec('initial_positions', 'double[]', None,
+         'initial joint positions in joints order, the state of the next '
+         '~/reset too; unset: zero, or mid-range where zero is outside the '
+         'limits', unset_ok=True, rebuilds=SIMULATION),
+    Spec('pid_bandwidth', 'double', 10.0,
+         "bandwidth of the automatic PID gains, Hz (scaled by each joint's "
+         'inertia at the initial positions)', low=0.0, low_open=True,
+         high=1e4, rebuilds=SIMULATION),
+] + [gain_spec(prefix, term) for prefix in ('pos', 'vel')
+     for term in PID_TERMS] + [
+    Spec('flexible_config', 'string', '',
+         "flexible-link YAML (dynamics_ros.flexible, Mackay 1988); '' = "
+         'rigid links', read_only=True),
+    Spec('actuator_config', 'string', '',
+         'geared DC motors per joint, YAML (dynamics_ros.model.actuators, '
+         "Freeman 1985); '' = none", read_only=True),
+])

@@ -1,0 +1,117 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""
+Warnings logged at most once per period per kind, with a count.
+
+``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a warning
+at most once per ``period`` seconds (wall clock) per ``key`` and says how
+many were suppressed meanwhile (``text`` may be a function, called only
+when the warning is logged); ``.warn_each(key, flags, text)`` does so for
+each set flag j of a bool array, with ``text(j)``, in array operations;
+``.ignored(topic, reason)`` logs '<topic> ignored: <reason>' keyed by
+both; ``.dropping(topic, callback)`` wraps a message callback so that its
+``BadInput`` becomes such a warning.  A text is cut to
+``reasons.LOG_CHARS``.
+"""
+
+import time
+
+import numpy as np
+
+from .conversions import BadInput
+from ..reasons import LOG_CHARS, shorten
+
+
+def warning_text(text, suppressed):
+    """Return a throttled warning: ``text`` cut, and how many it stood for."""
+    text = shorten(text, LOG_CHARS)
+    if suppressed > 0:
+        text = '%s (%d similar warnings suppressed)' % (text, suppressed)
+    return text
+
+
+class ThrottledWarnings:
+    """Log warnings at most once per period per key (wall clock)."""
+
+    def __init__(self, logger, period=2.0, clock=time.monotonic):
+        """Log through ``logger`` (an rclpy logger or any .warning())."""
+        self.logger = logger
+        self.period = period
+        self.clock = clock
+        self._last = {}
+        self._suppressed = {}
+        self._each = {}   # warn_each: key -> (next allowed time, count)
+
+    def warn(self, key, text):
+        """
+        Log ``text`` unless ``key`` was logged less than a period ago.
+
+        ``text`` may be a function returning the text: it is called only
+        when the warning is logged (a 1 kHz path formats nothing it drops).
+        """
+        now = self.clock()
+        last = self._last.get(key)
+        if last is not None and now - last < self.period:
+            self._suppressed[key] = self._suppressed.get(key, 0) + 1
+            return False
+        if len(self._last) > 1000:  # many distinct keys: forget old ones
+            self._last.clear()
+        suppressed = self._suppressed.pop(key, 0)
+        if callable(text):
+            text = text()
+        self._last[key] = now
+        self.logger.warning(warning_text(text, suppressed))
+        return True
+
+    def warn_each(self, key, flags, text):
+        """
+        Warn ``text(j)`` for each j where the bool array ``flags`` is set.
+
+        Throttled as ``warn`` is, per (``key``, j), but with array
+        operations: a 1 kHz caller that flags several joints in every
+        message pays a few numpy calls, not a Python call per flag, and
+        ``text`` is called only for the warnings logged.
+        """
+        now = self.clock()
+        state = self._each.get(key)
+        if state is None or state[0].size != flags.size:
+            state = self._each[key] = (np.full(flags.size, -np.inf),
+                                       np.zeros(flags.size, dtype=np.int64))
+        allowed, count = state
+        count += flags
+        due = flags & (allowed <= now)
+        if not np.count_nonzero(due):
+            return
+        for j in np.flatnonzero(due).tolist():
+            self.logger.warning(warning_text(text(j), int(count[j]) - 1))
+            count[j] = 0
+            allowed[j] = now + self.period
+
+    def ignored(self, topic, reason):
+        """Warn that a message on ``topic`` was dropped, and why."""
+        return self.warn((topic, reason), '%s ignored: %s' % (topic, reason))
+
+    def dropping(self, topic, callback):
+        """
+        Return ``callback`` with its BadInput caught: warned, message dropped.
+
+        The one place a node's message callback turns a refusal into a
+        throttled '<topic> ignored: <reason>' warning.
+        """
+        def receive(msg):
+            try:
+                callback(msg)
+            except BadInput as error:
+                self.ignored(topic, str(error))
+        return receive
