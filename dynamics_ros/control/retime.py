@@ -462,6 +462,8 @@ def retime(model, positions, limits, times=None, velocities=None,
     if positions.shape[1] != model.nq:
         raise ValueError('positions have %d columns for %d joints'
                          % (positions.shape[1], model.nq))
+    if not np.all(np.isfinite(positions)):
+        raise ValueError('waypoint positions must be finite')
     input_report = None
     if times is not None:
         trajectory = trajectory_of(times, positions, velocities,
