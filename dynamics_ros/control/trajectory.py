@@ -214,7 +214,7 @@ def segment_coefficients(trajectory):
     has_v = np.asarray(trajectory.has_velocity, dtype=bool)
     has_a = np.asarray(trajectory.has_acceleration, dtype=bool)
     T = np.diff(np.asarray(trajectory.times, dtype=float))[:, None]
-    p0, p1, dp = q[:-1], q[1:], q[1:] - q[:-1]
+    p0, dp = q[:-1], q[1:] - q[:-1]
     v0, v1, a0, a1 = qd[:-1], qd[1:], qdd[:-1], qdd[1:]
     cubic = (has_v[:-1] & has_v[1:])[:, None]
     quintic = cubic & (has_a[:-1] & has_a[1:])[:, None]
