@@ -26,12 +26,14 @@ import sys
 import dynamics_ros as dr
 from dynamics_ros.control.feasibility import (check, InfeasiblePath,
                                               limits_in_use)
-from dynamics_ros.control.retime import load_toppra, retime
+from dynamics_ros.control.retime import (annotate_or_retime, load_toppra,
+                                         retime)
 from dynamics_ros.control.trajectory import sample, sample_many, Trajectory
 import numpy as np
 import oracle
 import pytest
 from scipy.interpolate import BPoly
+import yaml
 
 PANDA_XML = oracle.example_arm_xml('panda')
 PANDA = dr.load_urdf(PANDA_XML)
@@ -257,3 +259,41 @@ def test_without_toppra_retiming_says_how_to_get_it(monkeypatch):
         load_toppra()
     # The check needs no toppra.
     assert check(PANDA, [0.0, 5.0], np.array([HOME, HOME + 0.1])).feasible
+
+
+def test_node_outcome_of_each_mode():
+    # What inverse_dynamics_node publishes: annotate keeps the timing and
+    # reports; retime replaces a timing that exceeds the limits; a pose
+    # gravity overloads is refused with nothing to publish.
+    rng = np.random.default_rng(19)
+    positions = HOME + 0.2 * rng.uniform(-1.0, 1.0, (4, 7))
+    zero = np.zeros_like(positions)
+    quick = Trajectory(times=np.arange(4) * 0.12, positions=positions,
+                       velocities=zero, accelerations=zero,
+                       has_velocity=np.ones(4, bool),
+                       has_acceleration=np.ones(4, bool))
+    limits = limits_in_use(PANDA, acceleration_limits=ACCELERATION)
+    annotated = annotate_or_retime(PANDA, quick, limits, 'annotate')
+    assert annotated.result is not None and not annotated.feasible
+    assert np.array_equal(annotated.result.times, quick.times)
+    retimed = annotate_or_retime(PANDA, quick, limits, 'retime', margin=0.9)
+    assert retimed.feasible and retimed.result.retimed
+    assert retimed.result.duration > quick.times[-1]
+    summary = yaml.safe_load(yaml.safe_dump(retimed.summary()))
+    assert summary['published'] and summary['retimed']
+    assert summary['feasible'] and summary['output_duration'] > 0.36
+    heavy = dr.add_payload(PANDA, 8.0, [0.0, 0.0, 0.05], [0.0] * 6,
+                           link='panda_hand')
+    stretched = Trajectory(
+        times=np.array([0.0, 2.0]), positions=np.array([
+            [0.0, 0.0, 0.0, -0.2, 0.0, 0.2, 0.8],
+            [0.0, 1.5, 0.0, -0.1, 0.0, 1.6, 0.8]]),
+        velocities=np.zeros((2, 7)), accelerations=np.zeros((2, 7)),
+        has_velocity=np.zeros(2, bool), has_acceleration=np.zeros(2, bool))
+    refused = annotate_or_retime(heavy, stretched, limits_in_use(heavy),
+                                 'retime')
+    assert refused.result is None and 'panda_joint2' in refused.refusal
+    summary = yaml.safe_load(yaml.safe_dump(refused.summary()))
+    assert not summary['published'] and not summary['feasible']
+    with pytest.raises(ValueError, match='annotate, retime'):
+        annotate_or_retime(PANDA, quick, limits, 'fast')

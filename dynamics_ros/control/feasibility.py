@@ -193,6 +193,7 @@ class FeasibilityReport:
     def as_dict(self):
         """Return plain values (for YAML or JSON)."""
         return {
+            'summary': self.text(),
             'feasible': bool(self.feasible),
             'duration': float(self.duration),
             'samples': int(self.samples),

@@ -562,3 +562,94 @@ def retime(model, positions, limits, times=None, velocities=None,
     efforts = np.atleast_2d(inverse_dynamics(model, q, qd, qdd))
     return RetimedTrajectory(times, q, qd, qdd, efforts, True, report,
                              input_report, s, rounds)
+
+
+TRAJECTORY_MODES = ('annotate', 'retime')
+
+
+@dataclass
+class TrajectoryOutcome:
+    """
+    What a node does with a trajectory, and its report.
+
+    ``result``: the RetimedTrajectory to publish, None when refused
+    (``refusal`` says why: a pose gravity alone overloads, or no timing
+    keeps the limits).  ``report``: the check of the input timing
+    (annotate) or of the output (retime).  ``summary()``: plain values for
+    the feasibility topic.
+    """
+
+    mode: str
+    result: Optional[RetimedTrajectory]
+    report: object
+    refusal: Optional[str] = None
+    input_duration: float = 0.0
+
+    @property
+    def feasible(self):
+        """Return True if what is published keeps the limits."""
+        return self.result is not None and self.report.feasible
+
+    def summary(self):
+        """Return plain values (the YAML of ``trajectory_feasibility``)."""
+        values = {'mode': self.mode, 'published': self.result is not None,
+                  'retimed': bool(self.result is not None
+                                  and self.result.retimed),
+                  'input_duration': float(self.input_duration)}
+        if self.result is not None:
+            values['output_duration'] = self.result.duration
+        if self.refusal is not None:
+            values['refused'] = self.refusal
+        if self.report is not None:
+            values.update(self.report.as_dict())
+        else:
+            values['feasible'] = False
+        return values
+
+
+def annotate_or_retime(model, trajectory, limits, mode='annotate',
+                       margin=1.0, rate=1000.0):
+    """
+    Check a control.trajectory.Trajectory, and retime it in 'retime' mode.
+
+    ``trajectory``: model order, times from its start (as
+    ``nodes.conversions.trajectory_arrays`` reads a JointTrajectory);
+    velocities and accelerations count when every point has them.
+    'annotate': the input timing with the efforts at its points (sampled as
+    the controller plays it) and its report; published even when it
+    exceeds a limit (the report says where).  'retime': the input when it
+    already keeps the limits at ``margin``, else the time-optimal timing
+    (``retime``); refused (result None) when no timing keeps them.
+    """
+    if mode not in TRAJECTORY_MODES:
+        raise ValueError('trajectory mode must be one of %s, got %r'
+                         % (', '.join(TRAJECTORY_MODES), mode))
+    velocities = trajectory.velocities \
+        if np.all(trajectory.has_velocity) else None
+    accelerations = trajectory.accelerations \
+        if velocities is not None and np.all(trajectory.has_acceleration) \
+        else None
+    times = np.asarray(trajectory.times, dtype=float)
+    duration = float(times[-1])
+    target = limits.scaled(margin)
+    if mode == 'annotate':
+        played = trajectory_of(times, trajectory.positions, velocities,
+                               accelerations)
+        report = report_of(evaluate(model, played, rate), target,
+                           model.joint_names)
+        efforts = np.atleast_2d(inverse_dynamics(
+            model, *waypoint_references(played)))
+        result = RetimedTrajectory(
+            times.copy(), played.positions.copy(), velocities,
+            accelerations, efforts, False, report, report)
+        return TrajectoryOutcome(mode, result, report,
+                                 input_duration=duration)
+    try:
+        result = retime(model, trajectory.positions, limits, times=times,
+                        velocities=velocities, accelerations=accelerations,
+                        margin=margin, rate=rate)
+    except InfeasiblePath as error:
+        return TrajectoryOutcome(mode, None, None, refusal=str(error),
+                                 input_duration=duration)
+    return TrajectoryOutcome(mode, result, result.report,
+                             input_duration=duration)
