@@ -25,7 +25,7 @@ import sys
 
 import dynamics_ros as dr
 from dynamics_ros.control.feasibility import (check, InfeasiblePath,
-                                              limits_in_use)
+                                              Limits, limits_in_use)
 from dynamics_ros.control.retime import (annotate_or_retime, load_toppra,
                                          retime)
 from dynamics_ros.control.trajectory import sample, sample_many, Trajectory
@@ -251,6 +251,10 @@ def test_bad_input_is_refused_clearly():
         check(PANDA, [0.0, 0.0], np.array([HOME, HOME]))
     with pytest.raises(ValueError, match='finite'):
         retime(PANDA, np.array([HOME, HOME + np.nan]), limits)
+    unlimited = Limits(PANDA.effort_limit, np.full(7, np.inf),
+                       np.full(7, np.inf))
+    with pytest.raises(ValueError, match='velocity or acceleration limits'):
+        retime(PANDA, np.array([HOME, HOME + 0.1]), unlimited)
 
 
 def test_without_toppra_retiming_says_how_to_get_it(monkeypatch):

@@ -517,6 +517,12 @@ def retime(model, positions, limits, times=None, velocities=None,
                          % (positions.shape[1], model.nq))
     if not np.all(np.isfinite(positions)):
         raise ValueError('waypoint positions must be finite')
+    if not np.any(np.isfinite(limits.velocity)) and \
+            not np.any(np.isfinite(limits.acceleration)):
+        raise ValueError('retiming needs velocity or acceleration limits '
+                         '(the URDF gives none: set velocity_limits or '
+                         'acceleration_limits); with effort limits alone '
+                         'a path may be followed infinitely fast')
     input_report = None
     if times is not None:
         trajectory = trajectory_of(times, positions, velocities,
