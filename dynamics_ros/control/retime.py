@@ -168,7 +168,9 @@ def waypoint_path(positions):
 
 def path_grid(ss, points=None):
     """
-    Return the grid points: uniform in s, plus every waypoint.
+    Return the grid points: uniform in s, plus every waypoint (unless
+    there are more than a tenth as many waypoints as grid points: a densely
+    sampled trajectory as input).
 
     ``points``: the number of uniform intervals (default POINTS_PER_SEGMENT
     per waypoint segment, within MIN_POINTS and MAX_POINTS).
@@ -176,7 +178,9 @@ def path_grid(ss, points=None):
     if points is None:
         points = int(np.clip(POINTS_PER_SEGMENT * (len(ss) - 1), MIN_POINTS,
                              MAX_POINTS))
-    grid = np.union1d(np.linspace(0.0, ss[-1], int(points) + 1), ss)
+    grid = np.linspace(0.0, ss[-1], int(points) + 1)
+    if len(ss) <= points // 10:   # not a densely sampled input
+        grid = np.union1d(grid, ss)
     # Points closer than rounding would make a degenerate interval.
     keep = np.concatenate([[True], np.diff(grid) > 1e-9 * ss[-1]])
     keep[-1] = True
@@ -619,43 +623,37 @@ def annotate_or_retime(model, trajectory, limits, mode='annotate',
     Check a control.trajectory.Trajectory, and retime it in 'retime' mode.
 
     ``trajectory``: model order, times from its start (as
-    ``nodes.conversions.trajectory_arrays`` reads a JointTrajectory);
-    velocities and accelerations count when every point has them.
-    'annotate': the input timing with the efforts at its points (sampled as
-    the controller plays it) and its report; published even when it
-    exceeds a limit (the report says where).  'retime': the input when it
-    already keeps the limits at ``margin``, else the time-optimal timing
-    (``retime``); refused (result None) when no timing keeps them.
+    ``nodes.conversions.trajectory_arrays`` reads a JointTrajectory), played
+    as joint_trajectory_controller plays it (each segment's degree from the
+    fields its two points carry).  'annotate': the input timing with the
+    efforts at its points (``waypoint_references``) and its report;
+    published even when it exceeds a limit (the report says where).
+    'retime': the same when it keeps the limits at ``margin``, else the
+    time-optimal timing of its waypoints (``retime``); refused (result
+    None) when no timing keeps them.
     """
     if mode not in TRAJECTORY_MODES:
         raise ValueError('trajectory mode must be one of %s, got %r'
                          % (', '.join(TRAJECTORY_MODES), mode))
-    velocities = trajectory.velocities \
-        if np.all(trajectory.has_velocity) else None
-    accelerations = trajectory.accelerations \
-        if velocities is not None and np.all(trajectory.has_acceleration) \
-        else None
     times = np.asarray(trajectory.times, dtype=float)
     duration = float(times[-1])
-    target = limits.scaled(margin)
-    if mode == 'annotate':
-        played = trajectory_of(times, trajectory.positions, velocities,
-                               accelerations)
-        report = report_of(evaluate(model, played, rate), target,
-                           model.joint_names)
+    report = report_of(evaluate(model, trajectory, rate),
+                       limits.scaled(margin), model.joint_names)
+    if mode == 'annotate' or report.feasible:
         efforts = np.atleast_2d(inverse_dynamics(
-            model, *waypoint_references(played)))
+            model, *waypoint_references(trajectory)))
         result = RetimedTrajectory(
-            times.copy(), played.positions.copy(), velocities,
-            accelerations, efforts, False, report, report)
+            times.copy(), trajectory.positions.copy(),
+            trajectory.velocities.copy(), trajectory.accelerations.copy(),
+            efforts, False, report, report)
         return TrajectoryOutcome(mode, result, report,
                                  input_duration=duration)
     try:
-        result = retime(model, trajectory.positions, limits, times=times,
-                        velocities=velocities, accelerations=accelerations,
-                        margin=margin, rate=rate)
+        result = retime(model, trajectory.positions, limits, margin=margin,
+                        rate=rate)
     except InfeasiblePath as error:
         return TrajectoryOutcome(mode, None, None, refusal=str(error),
                                  input_duration=duration)
+    result.input_report = report
     return TrajectoryOutcome(mode, result, result.report,
                              input_duration=duration)
