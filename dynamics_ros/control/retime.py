@@ -168,10 +168,10 @@ def waypoint_path(positions):
 
 def path_grid(ss, points=None):
     """
-    Return the grid points: uniform in s, plus every waypoint (unless
-    there are more than a tenth as many waypoints as grid points: a densely
-    sampled trajectory as input).
+    Return the grid points: uniform in s, plus every waypoint.
 
+    Not the waypoints of a densely sampled input (more than a tenth as many
+    waypoints as grid points): they would multiply the grid.
     ``points``: the number of uniform intervals (default POINTS_PER_SEGMENT
     per waypoint segment, within MIN_POINTS and MAX_POINTS).
     """
