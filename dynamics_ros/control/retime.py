@@ -69,7 +69,7 @@ from ..dynamics.rnea import inverse_dynamics
 # Grid points per waypoint segment and bounds on the whole grid: enough
 # that the limits between grid points hold to a fraction of a percent.
 POINTS_PER_SEGMENT = 30
-MIN_POINTS, MAX_POINTS = 100, 2000
+MIN_POINTS, MAX_POINTS = 100, 500
 # Rounds of lowering the limits where the played trajectory exceeds them.
 MAX_ROUNDS = 12
 # Lowered by the excess and this much more (relative), so a round is enough
