@@ -81,6 +81,8 @@ setup(
     # Version ranges live in requirements.txt; on a ROS 2 machine rclpy and
     # the messages come from the distribution (package.xml exec_depend).
     install_requires=['setuptools', 'numpy', 'scipy', 'PyYAML'],
+    # Optional: retiming under effort limits (control/retime.py).
+    extras_require={'retime': ['toppra']},
     # Not zip-safe: numba caches the compiled kernels beside the modules.
     zip_safe=False,
     cmdclass={'install': InstallAndCompile},

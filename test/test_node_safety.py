@@ -245,6 +245,10 @@ BAD_OWN = {
         'effort_limits': [[1.0] * 3, [-1.0] * 7, [NAN] * 7, [0.0] * 7,
                           ['a'] * 7, [True] * 7, NOT_SET],
         'friction_file': ['/nonexistent/friction.yaml', LONG, '/', 1.0],
+        'trajectory_mode': ['teleport', LONG, ''],
+        'trajectory_margin': [0.0, -0.5, 1.5, NAN, INF],
+        'acceleration_limits': [[0.0], [-1.0], [NAN], [1e308], [1.0, 2.0],
+                                []],
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],

@@ -44,6 +44,7 @@ PYTHON_KEYS = {
     'numba': 'python3-numba',
     'sympy': 'python3-sympy',
     'rosbags': 'python3-rosbags',
+    'toppra': 'python3-toppra-pip',
 }
 
 # Known gaps, each with its reason; the test fails when one is closed so

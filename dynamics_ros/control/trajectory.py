@@ -198,3 +198,80 @@ def waypoint_references(trajectory):
     qd[~has_v] = sampled_qd[~has_v]
     qdd[~has_a] = sampled_qdd[~has_a]
     return q, qd, qdd
+
+
+def segment_coefficients(trajectory):
+    """
+    Return the coefficients of every segment, (k - 1, 6, n).
+
+    Row d of segment k is c_d of ``polynomial_coefficients`` for the segment
+    from waypoint k to k + 1, zero above the segment's degree (linear, cubic
+    or quintic as joint_trajectory_controller chooses it): all segments at
+    once with numpy.
+    """
+    q = trajectory.positions
+    qd, qdd = trajectory.velocities, trajectory.accelerations
+    has_v = np.asarray(trajectory.has_velocity, dtype=bool)
+    has_a = np.asarray(trajectory.has_acceleration, dtype=bool)
+    T = np.diff(np.asarray(trajectory.times, dtype=float))[:, None]
+    p0, dp = q[:-1], q[1:] - q[:-1]
+    v0, v1, a0, a1 = qd[:-1], qd[1:], qdd[:-1], qdd[1:]
+    cubic = (has_v[:-1] & has_v[1:])[:, None]
+    quintic = cubic & (has_a[:-1] & has_a[1:])[:, None]
+    coefficients = np.zeros((len(T), 6, q.shape[1]))
+    coefficients[:, 0] = p0
+    coefficients[:, 1] = np.where(cubic, v0, dp / T)
+    coefficients[:, 2] = np.where(
+        quintic, 0.5 * a0,
+        np.where(cubic, (3.0 * dp - (2.0 * v0 + v1) * T) / T ** 2, 0.0))
+    coefficients[:, 3] = np.where(
+        quintic, (20.0 * dp - (8.0 * v1 + 12.0 * v0) * T
+                  - (3.0 * a0 - a1) * T ** 2) / (2.0 * T ** 3),
+        np.where(cubic, (-2.0 * dp + (v0 + v1) * T) / T ** 3, 0.0))
+    coefficients[:, 4] = np.where(
+        quintic, (-30.0 * dp + (14.0 * v1 + 16.0 * v0) * T
+                  + (3.0 * a0 - 2.0 * a1) * T ** 2) / (2.0 * T ** 4), 0.0)
+    coefficients[:, 5] = np.where(
+        quintic, (12.0 * dp - 6.0 * (v1 + v0) * T
+                  - (a0 - a1) * T ** 2) / (2.0 * T ** 5), 0.0)
+    return coefficients
+
+
+def sample_many(trajectory, times):
+    """
+    Return (q, qd, qdd), each (len(times), n), at absolute ``times``.
+
+    The same values as ``sample`` at each time, computed for all times at
+    once (segment look-up and polynomials with numpy): a trajectory sampled
+    at 1 kHz for a feasibility check costs milliseconds.
+    """
+    times = np.asarray(times, dtype=float).ravel()
+    n = trajectory.positions.shape[1]
+    q, qd, qdd = (np.empty((times.size, n)) for _ in range(3))
+    waypoint_times = trajectory.start_time + np.asarray(trajectory.times,
+                                                        dtype=float)
+    before = times < waypoint_times[0]
+    after = times >= waypoint_times[-1]
+    for i in np.flatnonzero(before):   # rare: the segment from receipt
+        q[i], qd[i], qdd[i] = sample(trajectory, times[i])
+    q[after] = trajectory.positions[-1]
+    qd[after] = 0.0
+    qdd[after] = 0.0
+    inside = ~(before | after)
+    if np.any(inside):
+        t = times[inside]
+        k = np.searchsorted(waypoint_times, t, side='right') - 1
+        c = segment_coefficients(trajectory)[k]
+        s = (t - waypoint_times[k])[:, None]
+        # Horner's rule for p, p' and p'' of sum c_d s^d.
+        p = c[:, 5]
+        v = 5.0 * c[:, 5]
+        a = 20.0 * c[:, 5]
+        for d in (4, 3, 2):
+            p = p * s + c[:, d]
+            v = v * s + d * c[:, d]
+            a = a * s + d * (d - 1) * c[:, d]
+        q[inside] = (p * s + c[:, 1]) * s + c[:, 0]
+        qd[inside] = v * s + c[:, 1]
+        qdd[inside] = a
+    return q, qd, qdd

@@ -42,14 +42,16 @@ from .inverse_dynamics_parameters import PARAMETERS
 from .joint_state_cdr import JointStateCdrReader
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
-from .qos import COMMAND_QOS, STATE_QOS
+from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
 from .throttled_warnings import ThrottledWarnings
 from .trajectory_conversions import trajectory_arrays
+from .trajectory_retiming import TrajectoryRetiming
 from ..control.computed_torque import computed_torque, \
     saturated_computed_torque
+from ..control.feasibility import limits_in_use
 from ..control.saturation import check_limits, effort_limits, saturate
-from ..control.trajectory import hold, sample, waypoint_references
+from ..control.trajectory import hold, sample
 from ..dynamics.bias import gravity_torques
 from ..dynamics.friction import read_friction
 from ..dynamics.rnea import inverse_dynamics
@@ -100,6 +102,8 @@ class InverseDynamicsNode(Node):
                 self, (Float64MultiArray, 'effort_commands'),
                 (JointState, 'feedforward'),
                 (JointTrajectory, 'trajectory_out'))
+        self.retiming = TrajectoryRetiming(
+            self, self.warnings, self.annotated_publisher, PUBLISH_QOS)
         self.source = ModelSource(self, self.on_model)
         if self.model is not None:  # sizes per joint, now they are known
             PARAMETERS.refuse_at_start(self, self.model)
@@ -156,9 +160,14 @@ class InverseDynamicsNode(Node):
         # cache is cleared by after_set_parameters and on_model.
         if 'limits' in self.cache:
             return self.cache['limits']
-        if not self.get_parameter('saturate').value:
-            self.cache['limits'] = None
-            return None
+        limits = None
+        if self.get_parameter('saturate').value:
+            limits = self.effort_limits_in_use()
+        self.cache['limits'] = limits
+        return limits
+
+    def effort_limits_in_use(self):
+        """Return the effort limits in joints order, saturated or not."""
         scale = self.get_parameter('effort_limit_scale').value
         override = self.get_parameter('effort_limits').value
         urdf = self.model.effort_limit[self.index]
@@ -169,9 +178,7 @@ class InverseDynamicsNode(Node):
                 'joints): using the URDF effort limits') % (
                     len(override), self.model.nq))
             override = None
-        limits = effort_limits(urdf, scale, override)
-        self.cache['limits'] = limits
-        return limits
+        return effort_limits(urdf, scale, override)
 
     def saturated(self, efforts):
         """Return ``efforts`` (joints order, (n,) or (k, n)) clipped."""
@@ -397,32 +404,43 @@ class InverseDynamicsNode(Node):
             self.trajectory = trajectory
 
     def on_trajectory_in(self, msg):
-        """Republish ``msg`` on trajectory_out with inverse-dynamics efforts."""
+        """Annotate or retime ``msg`` onto trajectory_out; report it."""
         with self.lock:
-            model, joint_names = self.model, self.joint_names
+            model, index = self.model, self.index
         if model is None:
             self.warnings.ignored('trajectory_in', NO_MODEL)
             return
         trajectory = self.read_trajectory(msg, model, 0.0)
-        efforts = np.atleast_2d(inverse_dynamics(
-            model, *waypoint_references(trajectory)))
-        if not np.all(np.isfinite(efforts)):
-            self.warnings.ignored('trajectory_in',
-                                  'its torques are not finite')
-            return
         with self.lock:
             if self.model is not model:
                 self.warnings.ignored('trajectory_in',
                                       'the model changed while reading it')
                 return
-            # Saturated in joints order, then in the message's order.
-            index = model_index(model, joint_names)
-            efforts = self.saturated(efforts[:, index])
-        position = {name: j for j, name in enumerate(joint_names)}
-        order = np.array([position[name] for name in msg.joint_names])
-        for point, tau in zip(msg.points, efforts[:, order].tolist()):
-            point.effort = tau
-        self.annotated_publisher.publish(msg)
+            limits = self.trajectory_limits()
+            mode, margin = (self.get_parameter(name).value for name in (
+                'trajectory_mode', 'trajectory_margin'))
+
+        def saturated(efforts):   # model order in and out
+            with self.lock:
+                clipped = self.saturated(efforts[:, index])
+            ordered = np.empty_like(clipped)
+            ordered[:, index] = clipped
+            return ordered
+
+        self.retiming.handle(msg, model, trajectory, limits, mode, margin,
+                             saturated)
+
+    def trajectory_limits(self):
+        """Return the limits trajectories are checked against (model order)."""
+        if 'trajectory_limits' not in self.cache:
+            effort = np.empty(self.model.nq)
+            effort[self.index] = self.effort_limits_in_use()
+            effort[~(effort > 0.0)] = np.inf   # a URDF's 0: none given
+            self.cache['trajectory_limits'] = limits_in_use(
+                self.model, effort, acceleration_limits=per_joint_values(
+                    self.get_parameter('acceleration_limits').value,
+                    self.model.nq, self.index))
+        return self.cache['trajectory_limits']
 
 
 main = entry_point(InverseDynamicsNode)

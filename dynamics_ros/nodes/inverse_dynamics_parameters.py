@@ -15,6 +15,7 @@
 """inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
 
 from .parameters import ParameterTable, Spec
+from ..control.retime import TRAJECTORY_MODES
 from ..control.saturation import check_limits, MAX_SCALE
 from ..dynamics.friction import read_friction
 from ..reasons import quote
@@ -26,6 +27,8 @@ MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
 # is beyond any joint_states rate, so the bounds refuse only typos.
 MAX_KP = 1e6   # 1/s^2
 MAX_KD = 1e4   # 1/s
+# Joint accelerations beyond this are typos (.inf: no limit).
+MAX_ACCELERATION = 1e6   # rad/s^2
 
 
 def friction_file_reason(path, model=None):
@@ -82,4 +85,18 @@ PARAMETERS = ParameterTable([
          'friction YAML as python -m dynamics_ros identify writes it, added '
          "to the torques; '' = none", check=friction_file_reason,
          rebuilds='friction model'),
+    Spec('trajectory_mode', 'string', 'annotate',
+         'trajectory_in -> trajectory_out: annotate: as it came, with the '
+         'efforts at its points; retime: when it exceeds a limit, the '
+         'time-optimal timing of its waypoints within the limits',
+         choices=TRAJECTORY_MODES),
+    Spec('trajectory_margin', 'double', 1.0,
+         'fraction of every limit (effort, velocity, acceleration) a '
+         'trajectory may use; 0.9 leaves 10 % to the feedback',
+         low=0.0, low_open=True, high=1.0),
+    Spec('acceleration_limits', 'per_joint', float('inf'),
+         'joint acceleration limits for the trajectory check and retiming, '
+         'rad/s^2 (m/s^2): one for every joint, or one per joint in joints '
+         'order; .inf: none (a URDF gives none)',
+         low=0.0, low_open=True, high=MAX_ACCELERATION, infinite=True),
 ])
