@@ -35,7 +35,7 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from test_sim_compiled import assert_same_state, Spy
+from sim_twins import assert_same_state, Spy
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')

@@ -597,7 +597,8 @@ class Simulator:
         Clipped to the drives' voltage_limit; a simulator with actuators
         only.  ``set_voltage`` holds voltages over every step instead.
         """
-        self.plant.motor_step(self, self._voltages(voltage))
+        voltage = self._voltages(voltage)   # refuses a model without motors
+        self.plant.motor_step(self, voltage)
 
     def set_voltage(self, voltage=None):
         """
