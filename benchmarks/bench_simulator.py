@@ -17,7 +17,10 @@ Real-time factor of the simulator: Panda at 1 kHz with RK4.
 
 1. The ROS-free ``Simulator.step`` under a position PID: the compiled step
    (dynamics_ros.fast.sim_step) and the Python step it stands in for, their
-   agreement over a run, and the same RK4 loop on Pinocchio's ABA.
+   agreement over a run, and the same RK4 loop on Pinocchio's ABA.  Then
+   the Panda with its hand (a MimicModel: the second finger mimics the
+   first), compiled and Python steps and their agreement over 1000 steps.
+   Goal for the hand: at least 20x real time.
 2. One step of ``simulator_node``'s loop in this process, split into the
    simulation, ``/clock`` and ``joint_states``.
 3. ``simulator_node`` in its own process, holding its start pose on
@@ -32,7 +35,7 @@ Real-time factor of the simulator: Panda at 1 kHz with RK4.
    real-time factor it logs when stopped.  Goal: at least 10x real time.
 
 Run: ``.venv/bin/python benchmarks/bench_simulator.py [seconds]
-[--domain ID]``.  DDS stays on loopback
+[--domain ID] [--ros-free]`` (``--ros-free``: part 1 only).  DDS stays on loopback
 (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) in four domains from ``ID``
 on, by default ones no other run on this machine holds.
 """
@@ -46,6 +49,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
+import dynamics_ros as dr  # noqa: E402
 from dynamics_ros.nodes.simulator_node import SimulatorNode  # noqa: E402
 from dynamics_ros.nodes.simulator_state import Command  # noqa: E402
 from dynamics_ros.sim.controllers import default_gains, JointCommands  # noqa
@@ -53,7 +57,7 @@ from dynamics_ros.sim.integrators import rk4  # noqa: E402
 from dynamics_ros.sim.simulator import (default_initial_positions,  # noqa
                                         Simulator)
 import numpy as np  # noqa: E402
-from oracle import example_arm_xml, oracle_for  # noqa: E402
+from oracle import example_arm_xml, oracle_for, robots_directory  # noqa
 import pinocchio as pin  # noqa: E402
 import rclpy  # noqa: E402
 from rclpy.experimental import EventsExecutor  # noqa: E402
@@ -69,17 +73,73 @@ from timing import per_call  # noqa: E402
 DOMAIN_ID = 176
 RATE = 1000.0
 GOAL = 10.0
+HAND_GOAL = 20.0   # ROS-free, the Panda with its hand (issue 30)
 TICK = os.sysconf('SC_CLK_TCK')
 
 
-def held_pose_run(model, q0, compiled=True):
+def held_pose_run(model, q0, compiled=True, target=None):
     """Return a Simulator and a position PID driving it to q0 + 0.3."""
     simulator = Simulator(model, dt=1.0 / RATE, integrator_name='rk4', q0=q0)
     if not compiled:
         simulator.compiled = None
     commands = JointCommands(model, *default_gains(model, q0))
-    commands.command_position(q0 + 0.3)
+    commands.command_position(q0 + 0.3 if target is None else target)
     return simulator, commands
+
+
+def hand_ros_free(steps):
+    """
+    Print the step cost of the Panda with its hand (mimic fingers).
+
+    Compiled and Python steps under a position PID toward q0 + 0.3 with
+    the fingers opening from 2 to 3 cm, and whether they agree to the bit
+    over 1000 steps.  Returns the compiled step's real-time factor.
+    """
+    model = dr.load_urdf(os.path.join(robots_directory(), 'panda_description',
+                                      'urdf', 'panda.urdf'))
+    dt = 1.0 / RATE
+    q0 = 0.5 * (np.clip(model.lower_limit, -2.0, 2.0)
+                + np.clip(model.upper_limit, -2.0, 2.0))
+    target = q0 + 0.3
+    target[-1] = 0.03
+    times = {}
+    for compiled in (True, False):
+        simulator, commands = held_pose_run(model, q0, compiled, target)
+
+        def step():
+            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
+                                    dt))
+
+        times[compiled] = per_call(step, steps)
+    twins = [held_pose_run(model, q0, compiled, target)
+             for compiled in (True, False)]
+    equal = True
+    for _ in range(1000):
+        for simulator, commands in twins:
+            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
+                                    dt))
+        equal = equal and all(
+            np.array_equal(getattr(twins[0][0], field),
+                           getattr(twins[1][0], field))
+            for field in ('z', 'zd', 'applied_effort'))
+    difference = max(np.max(np.abs(getattr(twins[0][0], field)
+                                   - getattr(twins[1][0], field)))
+                     for field in ('z', 'zd', 'applied_effort'))
+    factor = dt / times[True]
+    print('ROS-free, Panda with its hand (%s: %d coordinates, %d joints, '
+          'mimic %s), per step:' % (type(model).__name__, model.nq,
+                                    len(model.full_joint_names),
+                                    ', '.join(model.mimic)))
+    print('  Simulator.step + position PID  %9.1f us  -> real-time factor '
+          '%6.2f (goal >= %g: %s)' % (
+              times[True] * 1e6, factor, HAND_GOAL,
+              'met' if factor >= HAND_GOAL else 'NOT met'))
+    print('  the same in Python             %9.1f us  -> real-time factor '
+          '%6.2f' % (times[False] * 1e6, dt / times[False]))
+    print('  compiled vs Python step over 1000 steps: %s (largest '
+          'difference %.3g)' % ('equal to the bit' if equal else 'DIFFER',
+                                difference))
+    return factor
 
 
 def ros_free(model, oracle, steps):
@@ -379,11 +439,22 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('seconds', nargs='?', type=float, default=10.0,
                         help='wall-clock seconds per node run (default 10)')
+    parser.add_argument('--ros-free', action='store_true',
+                        help='only the ROS-free steps (arm, arm with hand)')
     parser.add_argument('--domain', type=int,
                         help='first of the four ROS_DOMAIN_IDs to use '
                              '(default: free ones, reserved for this run)')
     args = parser.parse_args(argv[1:])
     seconds = args.seconds
+    if args.ros_free:
+        xml = example_arm_xml('panda')
+        model, oracle = oracle_for(xml)
+        print('Simulator benchmark, ROS-free: Panda (%d DoF), rk4 at %g Hz; '
+              'load average %.2f %.2f %.2f on %d cores' % (
+                  (model.nq, RATE) + os.getloadavg() + (os.cpu_count(),)))
+        ros_free(model, oracle, 300)
+        hand_ros_free(300)
+        return 0
     if args.domain is not None:
         DOMAIN_ID = args.domain
     else:
@@ -399,6 +470,7 @@ def main(argv):
           '%.2f %.2f %.2f on %d cores' % ((model.nq, RATE) + os.getloadavg()
                                           + (os.cpu_count(),)))
     ros_free(model, oracle, 300)
+    hand_ros_free(300)
     node_in_process(xml, 300)
     print('simulator_node in its own process; joint_states and /clock every '
           'step; real_time_factor 0; %g s:' % seconds)

@@ -26,9 +26,18 @@ empty and a warm numba cache, in fresh processes.  Prints everything and
 writes ``benchmarks/results.md``.
 
     .venv/bin/python benchmarks/compare.py [--quick] [--output PATH]
+
+With ``--baseline DIR`` (another checkout, e.g. a git worktree of main)
+it times instead the single calls of this checkout's package against
+DIR's, imported side by side in this process (as
+``dynamics_ros_baseline``) and timed in the same rounds, and prints the
+ratios after / before: how a change of the hot paths moved them.
+
+    .venv/bin/python benchmarks/compare.py --baseline ../main
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -471,14 +480,85 @@ def print_robot(name, rows, sizes):
         print(text)
 
 
+def load_baseline(directory):
+    """Import DIR/dynamics_ros as the package ``dynamics_ros_baseline``."""
+    package = os.path.join(os.path.abspath(directory), 'dynamics_ros')
+    spec = importlib.util.spec_from_file_location(
+        'dynamics_ros_baseline', os.path.join(package, '__init__.py'),
+        submodule_search_locations=[package])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def single_calls(package, model, state):
+    """Return {function: call} of one state through ``package``."""
+    q, qd, qdd, tau = state
+    return {
+        'inverse_dynamics': lambda: package.inverse_dynamics(model, q, qd,
+                                                             qdd),
+        'mass_matrix': lambda: package.mass_matrix(model, q),
+        'forward_dynamics': lambda: package.forward_dynamics(model, q, qd,
+                                                             tau),
+        'gravity_torques': lambda: package.gravity_torques(model, q),
+        'bias_forces': lambda: package.bias_forces(model, q, qd),
+        'linearize': lambda: package.linearize(model, q, qd, tau),
+        'coriolis_matrix': lambda: package.coriolis_matrix(model, q, qd),
+        'inverse_dynamics_derivatives':
+            lambda: package.inverse_dynamics_derivatives(model, q, qd, qdd),
+        'joint_torque_regressor':
+            lambda: package.joint_torque_regressor(model, q, qd, qdd),
+    }
+
+
+def compare_with_baseline(directory, calls, repeats):
+    """Print single-call times of this package against DIR's, same rounds."""
+    baseline = load_baseline(directory)
+    print('single calls [us]: before (%s) and after (%s), same rounds'
+          % (os.path.abspath(directory), os.path.dirname(dr.__file__)))
+    ratios = []
+    for name, xml in (('Panda', example_arm_xml('panda')),
+                      ('UR5', example_arm_xml('ur5')),
+                      ('32-link chain', serial_chain_urdf(32, seed=32))):
+        after_model = dr.load_urdf(xml)
+        before_model = baseline.load_urdf(xml)
+        state = random_state(after_model, np.random.default_rng(0))
+        functions = {}
+        for label, package, model in (('before', baseline, before_model),
+                                      ('after', dr, after_model)):
+            for function, call in single_calls(package, model,
+                                               state).items():
+                call()   # packs the model, loads (or compiles) the kernel
+                functions[function, label] = call
+        timed = interleaved(functions, calls, repeats)
+        print('\n%s (%d DoF)\n%-30s %9s %9s %8s' % (
+            name, after_model.nq, 'function', 'before', 'after',
+            'after/before'))
+        for function in single_calls(dr, after_model, state):
+            before = timed[function, 'before']
+            after = timed[function, 'after']
+            ratios.append(after / before)
+            print('%-30s %9.3f %9.3f %8.3f' % (function, before * 1e6,
+                                               after * 1e6, after / before))
+    print('\nafter/before: median %.3f, min %.3f, max %.3f' % (
+        statistics.median(ratios), min(ratios), max(ratios)))
+    return 0
+
+
 def main():
     """Run every measurement, print it and write the Markdown report."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
     parser.add_argument('--quick', action='store_true',
                         help='fewer calls and repeats (a smoke run)')
     parser.add_argument('--output', default=os.path.join(HERE, 'results.md'))
+    parser.add_argument('--baseline', metavar='DIR',
+                        help='time single calls against the package of '
+                        'this other checkout instead (nothing written)')
     arguments = parser.parse_args()
     calls, repeats = (200, 3) if arguments.quick else (2000, REPEATS)
+    if arguments.baseline:
+        return compare_with_baseline(arguments.baseline, calls, repeats)
     sizes = (1000, 10000)
     started = time.time()
     load_before = os.getloadavg()[0]

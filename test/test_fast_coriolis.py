@@ -74,7 +74,7 @@ def test_the_compiled_kernel_runs():
     q, qd = batch(model, 0, 1)
     dr.coriolis_matrix(model, q[0], qd[0])
     assert fast.coriolis.coriolis_kernel.signatures
-    assert model._packed_model is not None
+    assert model.packed_model is not None
 
 
 def test_equals_pinocchio_and_the_numpy_reference(robot):

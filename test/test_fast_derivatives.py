@@ -91,7 +91,7 @@ def test_derivative_modules_are_compiled():
     for name in fast.DERIVATIVE_MODULES:
         assert name in vars(fast), name
     assert fast.linearize.linearize_kernel.signatures
-    assert model._packed_model is not None
+    assert model.packed_model is not None
 
 
 def test_rnea_derivatives_match_pinocchio(robot):

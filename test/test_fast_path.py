@@ -79,7 +79,7 @@ def test_numba_is_used():
     assert fast.AVAILABLE and fast.ENABLED
     model = dr.load_urdf(robot_urdf('puma560'))
     dr.inverse_dynamics(model, np.zeros(6), np.zeros(6), np.zeros(6))
-    assert model._packed_model is not None
+    assert model.packed_model is not None
 
 
 def test_batches_match_pinocchio(robot):
@@ -318,14 +318,16 @@ def test_the_hot_path_follows_the_switch(puma):
     """The hot path holds the kernel's entry only while the path is on."""
     model, (q, _, _, _, _) = puma
     expected = dr.mass_matrix(model, q[0])
-    hot = MASS_MATRIX.hot_scope
-    assert hot['single'] is direct(crba.mass_matrix_kernel)
-    assert hot['single'] is not crba.mass_matrix_kernel  # no type dispatch
+    assert MASS_MATRIX.hot_kernel.one_state is \
+        direct(crba.mass_matrix_kernel)
+    assert MASS_MATRIX.hot_kernel.one_state is not \
+        crba.mass_matrix_kernel  # no type dispatch
     fast.enable(False)
-    assert hot['single'] is None
+    assert MASS_MATRIX.hot_kernel is None
     assert_close(dr.mass_matrix(model, q[0]), expected)
     fast.enable(True)
-    assert hot['single'] is direct(crba.mass_matrix_kernel)
+    assert MASS_MATRIX.hot_kernel.one_state is \
+        direct(crba.mass_matrix_kernel)
 
 
 def test_direct_needs_exactly_one_signature():
@@ -361,15 +363,17 @@ def test_bad_shapes_name_the_argument(puma):
 
 
 def test_model_changes_are_seen(puma):
-    """Assigning a field, or update_inertias() after an in-place edit."""
+    """Assigning a field is seen; writing into a model array raises."""
     model, (q, _, _, _, _) = puma
     model = model.copy()
     g_earth = dr.gravity_torques(model, q[0])
     model.gravity = model.gravity / 6.0
     assert_close(dr.gravity_torques(model, q[0]), g_earth / 6.0)
-    model.mass[:] *= 2.0
-    model.inertia_com[:] *= 2.0
-    model.update_inertias()
+    # In place, the packed copy would go stale: the arrays are read-only.
+    with pytest.raises(ValueError, match='read-only'):
+        model.mass[:] *= 2.0
+    model.mass = model.mass * 2.0
+    model.inertia_com = model.inertia_com * 2.0
     assert_close(dr.gravity_torques(model, q[0]), g_earth / 3.0)
     heavy = model.copy(armature=np.full(model.nq, 0.5))
     assert_close(dr.mass_matrix(heavy, q[0]),
@@ -423,7 +427,7 @@ def test_a_failing_kernel_module_falls_back(puma, monkeypatch):
     monkeypatch.delitem(sys.modules, 'dynamics_ros.fast.rnea')
     # As in a new process: the dispatch has not looked the kernel up yet.
     monkeypatch.setattr(INVERSE_DYNAMICS, '_compiled', None)
-    monkeypatch.setitem(INVERSE_DYNAMICS.hot_scope, 'single', None)
+    monkeypatch.setattr(INVERSE_DYNAMICS, 'hot_kernel', None)
 
     def broken(name, package=None):
         raise ImportError('simulated: no LLVM here')

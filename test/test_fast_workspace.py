@@ -82,6 +82,7 @@ def test_a_layout_past_work_columns_is_refused():
 def test_the_packed_work_array_has_work_columns():
     """The scratch every kernel gets is (nq + 2, WORK_COLUMNS)."""
     model = oracle_for(example_arm_xml('ur5'))[0]
-    table, work, n = packing.packed(model)
+    pack = packing.packed(model)
+    work, n = pack.work, pack.nq
     assert work.shape == (n + 2, packing.WORK_COLUMNS)
     assert work.dtype == np.float64 and work.flags.c_contiguous

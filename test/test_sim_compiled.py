@@ -37,41 +37,13 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import example_arm_xml, robots_directory
 import pytest
+from sim_twins import assert_same_state, Spy
 from urdf_factory import random_urdf
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')
 
 STEPS = 400
-
-
-class Spy:
-    """Stand in for a simulator's CompiledStep; record the statuses."""
-
-    def __init__(self, compiled):
-        self.compiled = compiled
-        self.statuses = []
-
-    @property
-    def kernel(self):
-        """Return the kernel module (loaded by the first call)."""
-        return self.compiled.kernel
-
-    def set_damping(self, *arguments):
-        """Pass a new explicit damping on to the compiled step."""
-        self.compiled.set_damping(*arguments)
-
-    def __call__(self, *arguments):
-        """Run the compiled step and note its status."""
-        result = self.compiled(*arguments)
-        self.statuses.append(int(result[0]))
-        return result
-
-    def hold(self, *arguments):
-        """Run the compiled position hold and note its status."""
-        result = self.compiled.hold(*arguments)
-        self.statuses.append(int(result[0]))
-        return result
 
 
 def twins(model, integrator, **options):
@@ -83,15 +55,6 @@ def twins(model, integrator, **options):
     compiled.compiled = Spy(compiled.compiled)
     python.compiled = None
     return compiled, python
-
-
-def assert_same_state(compiled, python):
-    """Assert both simulators hold exactly the same state and effort."""
-    assert compiled.t == python.t
-    for field in ('z', 'zd', 'applied_effort'):
-        a, b = getattr(compiled, field), getattr(python, field)
-        assert np.array_equal(a, b), '%s differs by %g' % (
-            field, np.max(np.abs(a - b)))
 
 
 @pytest.fixture(scope='module')

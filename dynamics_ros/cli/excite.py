@@ -32,6 +32,7 @@ import time
 
 from .options import add_model_options, add_options, load_model
 from ..errors import ModelError
+from ..model.robot_model import RobotModel
 
 # What ``python -m dynamics_ros --help`` says of this command.
 HELP = ('optimized identification trajectory of a URDF '
@@ -55,7 +56,7 @@ def run(args):
 
     try:
         model = load_model(args)
-        if model.__class__.__name__ != 'RobotModel':
+        if not isinstance(model, RobotModel):
             raise ModelError('excite needs a model without mimic joints')
         bounds = limits(model, args.velocity_fraction, args.acceleration,
                         args.margin)

@@ -169,16 +169,16 @@ def saturated_computed_torque(model, q, qd, q_desired, qd_desired,
     node answers at 1 kHz); anything else is ``computed_torque`` and
     ``saturate`` (per-joint gains may then be scalars).
     """
-    if fast.ENABLED and model.__class__ is RobotModel:
+    if fast.ENABLED and isinstance(model, RobotModel):
         # The kernel takes float64 vectors only (else TypeError: the numpy
         # composition below checks the shapes); NaN gains are refused here.
         check_law_gains(model, kp, kd)
-        table, work, n = packed(model)
-        tau, clipped = np.empty(n), np.empty(n)
+        pack = packed(model)
+        tau, clipped = np.empty(pack.nq), np.empty(pack.nq)
         try:
             count = fast.computed_torque.computed_torque_kernel(
-                table, work, q, qd, q_desired, qd_desired, qdd_desired, kp,
-                kd, limits, tau, clipped)
+                pack.table, pack.work, q, qd, q_desired, qd_desired,
+                qdd_desired, kp, kd, limits, tau, clipped)
         # Unavailable: no compiled path; TypeError: not float64 vectors.
         except (fast.Unavailable, TypeError):
             count = -1

@@ -29,14 +29,14 @@ arguments.  ``dispatch`` then picks, in this order:
 import functools
 
 import numpy as np
-from numpy import ndarray
+from numpy import empty, ndarray
 
 from .. import fast
 from ..fast.samples import deliver, per_sample, samples
-from ..fast.wrapper import NO_FORCES
+from ..fast.wrapper import Entry, NO_FORCES
 from ..model.massless import refuse_massless
 from ..model.mimic_model import MimicModel
-from ..model.robot_model import DERIVED_CACHE, RobotModel
+from ..model.robot_model import RobotModel
 
 # How a result maps to independent coordinates.
 TORQUE = 'torque'    # (nq,): G^T tau
@@ -74,9 +74,9 @@ class Operation:
         self.coupled = coupled
         self.batched = batched
         self.inverts_inertia = inverts_inertia
-        # Loaded on first use: the compiled function, its one-state kernel
-        # (``single``) and the namespace of the hot path that calls it.
-        self._compiled = self.single = self.hot_scope = None
+        # Loaded on first use: the compiled function and its Entry (None
+        # for a plain function); ``hot``: the public function's hot path.
+        self._compiled = self.entry = self.hot = None
         OPERATIONS.append(self)
 
     def compiled(self):
@@ -90,35 +90,61 @@ class Operation:
         if self._compiled is None:
             module, name = self.kernel.split('.')
             loaded = getattr(getattr(fast, module), name)
-            self.single = getattr(loaded, 'one_state', None)
+            self.entry = loaded if isinstance(loaded, Entry) else None
             self._compiled = getattr(loaded, 'function', loaded)
             self.arm()
         return self._compiled
 
     def arm(self):
-        """Give the hot path the loaded kernel while the compiled path is on."""
-        if self.hot_scope is not None:
-            self.hot_scope['single'] = self.single if fast.ENABLED else None
+        """Give the hot path the Entry while the compiled path is on."""
+        if self.hot is not None:
+            self.hot.arm(self.entry if fast.ENABLED else None)
+
+    @property
+    def hot_kernel(self):
+        """Return the Entry the hot path calls (None: it calls nothing)."""
+        return None if self.hot is None else self.hot.entry()
+
+    @hot_kernel.setter
+    def hot_kernel(self, entry):
+        self.hot.arm(entry)
 
     def public(self, function):
         """
         Decorate the public ``function`` with the compiled call in front.
 
         ``function`` itself calls ``dispatch`` (the whole decision); the
-        wrapper only inlines its most frequent outcome, a plain RobotModel
-        on the compiled path, because one more Python call costs 15 % of a
+        hot path in front only takes its most frequent outcome, the
+        frequent call below, because one more Python call costs 15 % of a
         7-joint inverse dynamics.  It falls back to ``function`` for
         anything else.
         """
-        if self.inverts_inertia and not self.forces or \
-                (len(self.arguments), self.forces) in ONE_STATE_CALLS and \
-                len(self.results) == 1:
-            run = hot_path(self, function)
-        elif (len(self.arguments), self.forces) == (3, True):
-            run = hot_path_3_results(self, function)
-        else:
-            run = no_hot_path(self, function)
-        return functools.update_wrapper(run, function)
+        make = hot_path_maker(self)
+        if make is None:
+            return function
+        self.hot = make(function, self.inverts_inertia)
+        return functools.update_wrapper(self.hot.run, function)
+
+
+def hot_path_maker(operation):
+    """
+    Return the maker of ``operation``'s hot path, by argument shape.
+
+    None for an operation without a one-state kernel (a batched one, or
+    numpy only).
+    """
+    if operation.batched or operation.kernel is None:
+        return None
+    count, forces = len(operation.arguments), operation.forces
+    if len(operation.results) == 1 and operation.results[0] != ROWS:
+        one_result = {(1, False): hot_path_q, (2, False): hot_path_q_qd,
+                      (3, True): hot_path_state_and_forces}
+        return one_result[count, forces]
+    if operation.results == (MATRIX, MATRIX) and not forces:
+        return hot_path_linearize
+    if forces:
+        return hot_path_results_and_forces
+    return hot_path_results
 
 
 def evaluate(operation, model, arrays, f_ext=None, out=None):
@@ -144,120 +170,216 @@ def evaluate(operation, model, arrays, f_ext=None, out=None):
                                    forces=operation.forces))
 
 
-# The frequent call: one state of float64 vectors on a plain RobotModel,
-# without f_ext or ``out``, straight to the one-state kernel.  A hot path
-# tests exactly that and calls the kernel's machine-code entry
-# (``fast.compiler.direct``) in one Python frame; anything else goes to the
-# public function's own body.  The test and the call are written out for
-# each number of arguments (a call with *args costs 15 % of a 7-joint
-# inverse dynamics), from this one template, as the standard library's
-# dataclasses writes ``__init__``.  The float64 and ndim tests are what the
-# machine-code entry does not check itself.  ``single`` is a global of the
-# hot path's own namespace, set by ``Operation.arm`` (an attribute look-up
-# and a test of fast.ENABLED per call cost 6 % of a 7-joint mass matrix).
-# ``out`` is a positional parameter here (a keyword-only one costs a
-# dictionary look-up per call); the public functions' own signatures make
-# it keyword-only.
-HOT_PATH = """
-def run(model, {parameters}):
-    if single is not None and model.__class__ is RobotModel and \\
-            {plain}ndarray is {classes} and \\
-            FLOAT64 is {dtypes} and {dimensions} == 1:
-        try:
-            table, work, n = model._packed_model
-        except (AttributeError, TypeError):  # not packed yet
-            pass
-        else:
-            {allocate}
-            if not single(table, work, {kernel_arguments}):
-                return {results}
-    return function(model, {arrays}, {passed})
-"""
+# The frequent call, decided here and nowhere else: one state of float64
+# vectors on a plain RobotModel that is already packed, without f_ext,
+# ``out`` or ``dt``, and for an operation that inverts M a model known to
+# have no massless joint.  Its hot path calls the one-state kernel's
+# machine-code entry (``fast.compiler.direct``) in one Python frame;
+# anything else goes to the public function's own body (``dispatch``).
+# One hot path is written out per argument shape below, their tests
+# alike: a call with *args, or the test in a helper function, costs 15 %
+# of a 7-joint inverse dynamics.  The float64 and ndim tests are what the
+# machine-code entry does not check itself.  The kernel is a variable of
+# the hot path's closure, set by ``arm`` (an attribute look-up and a test
+# of fast.ENABLED per call cost 6 % of a 7-joint mass matrix).  ``out`` is
+# a positional parameter here (a keyword-only one costs a dictionary
+# look-up per call); the public functions' own signatures make it
+# keyword-only.
 FLOAT64 = np.dtype(np.float64)
-# (number of per-joint arguments, forces) of the operations that have one.
-ONE_STATE_CALLS = ((1, False), (2, False), (3, True))
 
 
-def hot_path(operation, function):
+class HotPath:
+    """A public function's hot path: ``run``, and what arms it."""
+
+    def __init__(self, run, arm, entry):
+        """Keep the three closures of a hot path maker."""
+        self.run = run
+        self.arm = arm      # arm(Entry or None)
+        self.entry = entry  # entry(): the armed Entry
+
+
+def hot_path_q(function, inverts_inertia):
+    """Hot path of one argument (q) and one vector or (nq, nq) result."""
+    entry = single = None
+    square = False
+
+    def run(model, q, out=None):
+        if single is not None and out is None and \
+                isinstance(model, RobotModel) and \
+                ndarray is q.__class__ and FLOAT64 is q.dtype and \
+                q.ndim == 1:
+            pack = model.packed_model
+            if pack is not None:
+                n = pack.nq
+                result = empty((n, n)) if square else empty(n)
+                if not single(pack.table, pack.work, q, result):
+                    return result
+        return function(model, q, out=out)
+
+    def arm(kernel):
+        nonlocal entry, single, square
+        entry, single, square = armed(kernel)
+
+    return HotPath(run, arm, lambda: entry)
+
+
+def hot_path_q_qd(function, inverts_inertia):
+    """Hot path of (q, qd) and one vector or (nq, nq) result."""
+    entry = single = None
+    square = False
+
+    def run(model, q, qd, out=None):
+        if single is not None and out is None and \
+                isinstance(model, RobotModel) and \
+                ndarray is q.__class__ is qd.__class__ and \
+                FLOAT64 is q.dtype is qd.dtype and q.ndim == qd.ndim == 1:
+            pack = model.packed_model
+            if pack is not None:
+                n = pack.nq
+                result = empty((n, n)) if square else empty(n)
+                if not single(pack.table, pack.work, q, qd, result):
+                    return result
+        return function(model, q, qd, out=out)
+
+    def arm(kernel):
+        nonlocal entry, single, square
+        entry, single, square = armed(kernel)
+
+    return HotPath(run, arm, lambda: entry)
+
+
+def hot_path_state_and_forces(function, inverts_inertia):
     """
-    Return the public function with the one-state compiled call in front.
+    Hot path of (q, qd, qdd or tau), f_ext and one vector result.
 
-    Its ``single`` is None until the first call through ``dispatch`` loads
-    the kernel (and stays None for a numpy-only operation or while the
-    compiled path is off).  An operation that inverts M takes the hot path
-    only for a model already known to have no massless joint.  Two kinds:
-    one vector or (nq, nq) matrix of one to three per-joint arguments (and
-    no f_ext), and ``linearize``: (A, B) of (q, qd, tau) without ``dt``,
-    its kernel taking the joint damping after the (no) wrenches, checked
+    Inverse and forward dynamics; the latter (``inverts_inertia``) only
+    for a model already known to have no massless joint.
+    """
+    entry = single = None
+    square = False
+
+    def run(model, q, qd, third, f_ext=None, out=None):
+        if single is not None and f_ext is None and out is None and \
+                isinstance(model, RobotModel) and \
+                ndarray is q.__class__ is qd.__class__ is third.__class__ \
+                and FLOAT64 is q.dtype is qd.dtype is third.dtype and \
+                q.ndim == qd.ndim == third.ndim == 1 and \
+                (not inverts_inertia or
+                 model.massless_joints_found == []):
+            pack = model.packed_model
+            if pack is not None:
+                result = empty(pack.nq)
+                if not single(pack.table, pack.work, q, qd, third, NO_FORCES,
+                              result):
+                    return result
+        return function(model, q, qd, third, f_ext, out=out)
+
+    def arm(kernel):
+        nonlocal entry, single, square
+        entry, single, square = armed(kernel)
+
+    return HotPath(run, arm, lambda: entry)
+
+
+def hot_path_linearize(function, inverts_inertia):
+    """
+    Hot path of ``linearize``: (A, B) of (q, qd, tau) without ``dt``.
+
+    Its kernel takes the joint damping after the (no) wrenches, checked
     as the arguments are.
     """
-    names = ['a', 'b', 'c'][:len(operation.arguments)]
-    arrays = ', '.join(names)
-    checked = list(names)
-    plain = 'out is None and '
-    if operation.inverts_inertia:
-        plain += 'model.__dict__.get(DERIVED_CACHE) == [] and '
-    if operation.forces:
-        fields = dict(parameters=arrays + ', f_ext=None, out=None',
-                      passed='f_ext, out=out')
-        plain = 'f_ext is None and ' + plain
-    else:
-        fields = dict(parameters=arrays + ', out=None', passed='out=out')
-    if len(operation.results) == 1:
-        fields.update(
-            allocate='result = empty(%s)' % (
-                'n' if operation.results == (TORQUE,) else '(n, n)'),
-            kernel_arguments=arrays + (', NO_FORCES' if operation.forces
-                                       else '') + ', result',
-            results='result')
-    else:   # linearize
-        checked.append('model.damping')
-        plain = 'dt is None and ' + plain
-        fields.update(
-            parameters=arrays + ', dt=None, out=None',
-            passed='dt, out=out',
-            allocate='A = empty((2 * n, 2 * n))\n            '
-                     'B = empty((2 * n, n))',
-            kernel_arguments=arrays + ', NO_FORCES, model.damping, A, B',
-            results='A, B')
-    source = HOT_PATH.format(
-        arrays=arrays, plain=plain,
-        classes=' is '.join(name + '.__class__' for name in checked),
-        dtypes=' is '.join(name + '.dtype' for name in checked),
-        dimensions=' == '.join(name + '.ndim' for name in checked),
-        **fields)
-    operation.hot_scope = dict(
-        single=None, function=function, empty=np.empty, ndarray=ndarray,
-        FLOAT64=FLOAT64, RobotModel=RobotModel, DERIVED_CACHE=DERIVED_CACHE,
-        NO_FORCES=NO_FORCES)
-    exec(compile(source, '<hot path of %s>' % function.__name__, 'exec'),
-         operation.hot_scope)
-    return operation.hot_scope['run']
+    entry = single = None
+
+    def run(model, q, qd, tau, dt=None, out=None):
+        if single is not None and dt is None and out is None and \
+                isinstance(model, RobotModel) and \
+                model.massless_joints_found == []:
+            damping = model.damping
+            if ndarray is q.__class__ is qd.__class__ is tau.__class__ \
+                    is damping.__class__ and \
+                    FLOAT64 is q.dtype is qd.dtype is tau.dtype \
+                    is damping.dtype and \
+                    q.ndim == qd.ndim == tau.ndim == damping.ndim == 1:
+                pack = model.packed_model
+                if pack is not None:
+                    n = pack.nq
+                    A = empty((2 * n, 2 * n))
+                    B = empty((2 * n, n))
+                    if not single(pack.table, pack.work, q, qd, tau,
+                                  NO_FORCES, damping, A, B):
+                        return A, B
+        return function(model, q, qd, tau, dt, out=out)
+
+    def arm(kernel):
+        nonlocal entry, single
+        entry, single, _ = armed(kernel)
+
+    return HotPath(run, arm, lambda: entry)
 
 
-def hot_path_3_results(operation, function):
+def hot_path_results_and_forces(function, inverts_inertia):
     """
-    Hot path of several results of (q, qd, qdd or tau) and f_ext.
+    Hot path of (q, qd, qdd or tau), f_ext and several results.
 
-    The derivatives: their compiled function (``fast.wrapper``) takes the
-    one state itself.
+    The derivatives: the Entry allocates its results
+    (``Entry.one_state_results``).
     """
-    def run(model, a, b, c, f_ext=None, out=None):
-        kernel = operation._compiled
-        if kernel is not None and fast.ENABLED and \
-                model.__class__ is RobotModel and \
-                (model.__dict__.get(DERIVED_CACHE) == [] or
-                 not operation.inverts_inertia):
-            return kernel(model, a, b, c, f_ext, out)
-        return function(model, a, b, c, f_ext, out=out)
-    return run
+    entry = None
+
+    def run(model, q, qd, third, f_ext=None, out=None):
+        if entry is not None and f_ext is None and out is None and \
+                isinstance(model, RobotModel) and \
+                ndarray is q.__class__ is qd.__class__ is third.__class__ \
+                and FLOAT64 is q.dtype is qd.dtype is third.dtype and \
+                q.ndim == qd.ndim == third.ndim == 1 and \
+                (not inverts_inertia or
+                 model.massless_joints_found == []):
+            pack = model.packed_model
+            if pack is not None:
+                results = entry.one_state_results(model, pack, q, qd, third)
+                if results is not None:
+                    return results
+        return function(model, q, qd, third, f_ext, out=out)
+
+    def arm(kernel):
+        nonlocal entry
+        entry = kernel
+
+    return HotPath(run, arm, lambda: entry)
 
 
-def no_hot_path(operation, function):
-    """Operations not called often enough to need one: ``function``."""
-    def run(*args, **kwargs):
-        return function(*args, **kwargs)
-    return run
+def hot_path_results(function, inverts_inertia):
+    """Hot path of (q, qd, qdd) and a result of its own shape (regressor)."""
+    entry = None
+
+    def run(model, q, qd, qdd):
+        if entry is not None and isinstance(model, RobotModel) and \
+                ndarray is q.__class__ is qd.__class__ is qdd.__class__ \
+                and FLOAT64 is q.dtype is qd.dtype is qdd.dtype and \
+                q.ndim == qd.ndim == qdd.ndim == 1:
+            pack = model.packed_model
+            if pack is not None:
+                results = entry.one_state_results(model, pack, q, qd, qdd)
+                if results is not None:
+                    return results
+        return function(model, q, qd, qdd)
+
+    def arm(kernel):
+        nonlocal entry
+        entry = kernel
+
+    return HotPath(run, arm, lambda: entry)
+
+
+def armed(entry):
+    """
+    Return (entry, its one-state entry point, whether it returns a matrix).
+
+    (None, None, False) for no Entry: the hot path then calls nothing.
+    """
+    if entry is None:
+        return None, None, False
+    return entry, entry.one_state, entry.results == ((1, 1),)
 
 
 def switched(enabled):
@@ -309,7 +431,7 @@ def dispatch(operation, model, arrays, f_ext=None, out=None):
     """
     if operation.inverts_inertia:
         refuse_massless(model)   # cached on the model: a look-up
-    if model.__class__ is MimicModel:
+    if isinstance(model, MimicModel):
         return deliver(out, dispatch_coupled(operation, model, arrays, f_ext))
     return evaluate(operation, model, arrays, f_ext, out)
 

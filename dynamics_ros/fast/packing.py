@@ -31,11 +31,13 @@ Two rewrites, done once here, make every recursion cheaper:
   first moment h = m c, rotational inertia about the body origin),
   Featherstone (2008) eq. 2.63: I v = [Ibar w + h x u; m u - h x w].
 
-The table is built on first use and kept on the model, with a scratch
-array; ``RobotModel`` drops them when a field is assigned or
-``update_inertias()`` runs (call that after changing a model array in
-place).
+The table is built on first use and kept on the model with a scratch
+array, as one ``PackedModel`` in ``RobotModel.packed_model``; the model
+drops it when a field is assigned (its arrays are read-only, so nothing
+else can change it).
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -189,17 +191,29 @@ def subtree_ends(parent):
     return end, bool(np.array_equal(end - np.arange(n), size))
 
 
-def packed(model):
+@dataclass(frozen=True, slots=True)
+class PackedModel:
     """
-    Return ``(table, work, nq)`` of ``model``, packing it on first use.
+    A RobotModel as the kernels take it: the model and its workspace.
 
-    ``work`` (nq + 2, WORK_COLUMNS) is scratch the kernels reuse instead of
-    allocating per call: a kernel holds the GIL from start to end, so two
-    calls never overlap.
+    - ``table`` (nq + 1, COLUMNS): the rows above (``pack_table``), as
+      Pinocchio's Model;
+    - ``work`` (nq + 2, WORK_COLUMNS): scratch the kernels reuse instead of
+      allocating per call, as Pinocchio's Data (a kernel holds the GIL from
+      start to end, so two calls never overlap);
+    - ``nq``: the number of coordinates.
     """
-    pack = getattr(model, PACKED_MODEL, None)
+
+    table: np.ndarray
+    work: np.ndarray
+    nq: int
+
+
+def packed(model):
+    """Return the PackedModel of a RobotModel, packing it on first use."""
+    pack = model.packed_model
     if pack is None:
-        pack = (pack_table(model), np.zeros((model.nq + 2, WORK_COLUMNS)),
-                model.nq)
+        pack = PackedModel(pack_table(model),
+                           np.zeros((model.nq + 2, WORK_COLUMNS)), model.nq)
         setattr(model, PACKED_MODEL, pack)
     return pack

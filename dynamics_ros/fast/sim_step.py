@@ -36,6 +36,16 @@ What is left to the Python step: the friction and limit impulses (only on
 the steps where they act, the kernel says which; with stiff damping the
 Python step then also solves for it), the wrap of continuous joints, and
 the error messages.
+
+A model with mimic joints (``MimicModel``) steps in its independent
+coordinates q through the same kernels, given its ``coupling``: the tree
+(``table``) runs at q_tree = G q + offset, qd_tree = G qd, and
+qdd = M_r^-1 (tau - h_r) with M_r = G^T M_tree G, h_r = G^T h_tree
+(``coupled_acceleration``, dynamics/mimic_dynamics.py's equations) in
+place of ABA; the implicit damping solves with M_r.  The simulator's
+Python step of such a model calls the same ``coupled_acceleration``
+(``coupled_forward_dynamics``), so the two steps give the same numbers,
+as for a rigid model.  A rigid model passes ``NO_COUPLING``.
 """
 
 import numpy as np
@@ -44,6 +54,7 @@ from .aba import aba_sample
 from .cholesky import cholesky, cholesky_solve_vector
 from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
 from .crba import crba_sample
+from .rnea import rnea_sample
 
 # Rows of the joint table (``joint_table``).
 EFFORT_LIMIT = 0
@@ -82,6 +93,25 @@ HELD = 10           # the effort of a position hold (``position_hold_step``)
 BOUNDED = 11        # the dampers' reference velocities within the limits
 STAGE_ROWS = 12
 
+# Rows of a ``coupling`` (``coupling``, (COUPLING_ROWS + m + 12 + n, m)
+# for a tree of m joints and n independent coordinates): the map
+# q_tree = G q + offset, G having one entry per row (joint i follows
+# coordinate MASTER[i] with MULTIPLIER[i]), then scratch: the tree's state
+# and h, M_tree, CRBA's chain columns, M_r (first n columns) and the
+# right-hand side.
+MASTER = 0
+MULTIPLIER = 1
+OFFSET = 2
+TREE_Q = 3
+TREE_QD = 4
+TREE_BIAS = 5
+REDUCED_RHS = 6
+COUPLING_ROWS = 7
+# A rigid model's coupling: none.
+NO_COUPLING = np.zeros((0, 0))
+NO_ACCELERATION = np.zeros(0)
+NO_WRENCHES = np.zeros((0, 6))
+
 
 def joint_table(model, damping=None):
     """
@@ -100,6 +130,104 @@ def joint_table(model, damping=None):
     return table
 
 
+def coupling(model):
+    """
+    Return the ``coupling`` of a MimicModel (see COUPLING_ROWS).
+
+    Its ``tree`` is the model the kernels get packed (``table``).
+    """
+    G = np.asarray(model.G, dtype=float)
+    m, n = G.shape
+    rows = np.zeros((COUPLING_ROWS + m + 12 + n, m))
+    master = np.argmax(G != 0.0, axis=1)
+    rows[MASTER] = master
+    rows[MULTIPLIER] = G[np.arange(m), master]
+    rows[OFFSET] = model.offset
+    return rows
+
+
+@compiled
+def coupled_mass_matrix(table, work, coupling, q, reduced):
+    """
+    Write M_r = G^T M_tree G at q (independent) to ``reduced`` (n, n).
+
+    The tree's positions G q + offset are left in row TREE_Q.
+    """
+    m = coupling.shape[1]
+    n = q.shape[0]
+    tree_q = coupling[TREE_Q]
+    multiplier = coupling[MULTIPLIER]
+    for i in range(m):
+        tree_q[i] = multiplier[i] * q[int(coupling[MASTER, i])] \
+            + coupling[OFFSET, i]
+    tree_mass = coupling[COUPLING_ROWS:COUPLING_ROWS + m]
+    columns = coupling[COUPLING_ROWS + m:COUPLING_ROWS + m + 12]
+    crba_sample(table, tree_q, tree_mass, work, columns)
+    for a in range(n):
+        for b in range(n):
+            reduced[a, b] = 0.0
+    # Every row of G has one entry: M_r[a, b] sums m_i M_ij m_j over the
+    # joints i following a and j following b.
+    for i in range(m):
+        a = int(coupling[MASTER, i])
+        for j in range(m):
+            b = int(coupling[MASTER, j])
+            reduced[a, b] += multiplier[i] * tree_mass[i, j] * multiplier[j]
+
+
+@compiled
+def coupled_acceleration(table, work, coupling, q, qd, tau, qdd):
+    """
+    Write qdd = M_r^-1 (tau - h_r) of a coupled tree; False: M_r not PD.
+
+    ``coupling`` (``coupling``) holds the map and the scratch; the packed
+    ``table`` is the tree's.  h_r = G^T h_tree(G q + offset, G qd).
+    """
+    m = coupling.shape[1]
+    n = q.shape[0]
+    base = COUPLING_ROWS + m + 12
+    reduced = coupling[base:base + n, :n]
+    coupled_mass_matrix(table, work, coupling, q, reduced)
+    tree_qd = coupling[TREE_QD]
+    multiplier = coupling[MULTIPLIER]
+    for i in range(m):
+        tree_qd[i] = multiplier[i] * qd[int(coupling[MASTER, i])]
+    bias = coupling[TREE_BIAS]
+    rnea_sample(table, coupling[TREE_Q], tree_qd, NO_ACCELERATION,
+                NO_WRENCHES, bias, work)
+    rhs = coupling[REDUCED_RHS]
+    for a in range(n):
+        rhs[a] = 0.0
+    for i in range(m):
+        a = int(coupling[MASTER, i])
+        rhs[a] += multiplier[i] * bias[i]
+    for a in range(n):
+        qdd[a] = tau[a] - rhs[a]
+    if not cholesky(reduced):
+        return False
+    cholesky_solve_vector(reduced, qdd)
+    return True
+
+
+@kernel('boolean', MATRIX, MATRIX, MATRIX, INPUT_VECTOR, INPUT_VECTOR,
+        INPUT_VECTOR, VECTOR)
+def coupled_forward_dynamics(table, work, coupling, q, qd, tau, qdd):
+    """
+    Write the forward dynamics of a coupled tree at one state to ``qdd``.
+
+    False where M_r is not positive definite or an array has the wrong
+    size.  The simulator's Python step of a MimicModel (sim/plants.py), so that
+    it computes what the compiled step's stages compute.
+    """
+    n = qdd.shape[0]
+    if not (q.size == qd.size == tau.size == n
+            and coupling.shape[0] == COUPLING_ROWS + coupling.shape[1]
+            + 12 + n and coupling.shape[1] == table.shape[0] - 1
+            and work.shape[0] == table.shape[0] + 1):
+        return False
+    return coupled_acceleration(table, work, coupling, q, qd, tau, qdd)
+
+
 def stage_scratch(model):
     """Return the scratch rows ``fixed_step`` needs for ``model``."""
     return np.zeros((STAGE_ROWS, model.nq))
@@ -111,12 +239,14 @@ def solve_scratch(model):
 
 
 @compiled
-def stage_acceleration(table, work, joints, damped, held, stages, out):
+def stage_acceleration(table, work, joints, damped, held, stages, out,
+                       coupling):
     """
     Write qdd at the stage state (rows STAGE_Q, STAGE_QD) to ``stages[out]``.
 
     Simulator.acceleration: the held effort plus the viscous damping torque
-    ``-damping * qd`` (joint_effects.damping_torque), through ABA.
+    ``-damping * qd`` (joint_effects.damping_torque), through ABA, or a
+    coupled tree's ``coupled_acceleration``.
     """
     n = held.shape[0]
     tau = stages[STAGE_TAU]
@@ -128,13 +258,18 @@ def stage_acceleration(table, work, joints, damped, held, stages, out):
     else:
         for i in range(n):
             tau[i] = held[i]
-    aba_sample(table, stages[STAGE_Q], qd, tau, np.zeros((0, 6)),
-               stages[out], work)
+    if coupling.shape[0] == 0:
+        aba_sample(table, stages[STAGE_Q], qd, tau, NO_WRENCHES,
+                   stages[out], work)
+    elif not coupled_acceleration(table, work, coupling, stages[STAGE_Q],
+                                  qd, tau, stages[out]):
+        for i in range(n):   # M_r not positive definite: diverged
+            stages[out, i] = np.nan
 
 
 @compiled
 def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
-        qd_next):
+        qd_next, coupling):
     """
     Classical Runge-Kutta, operation for operation as integrators.rk4.
 
@@ -147,21 +282,25 @@ def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
     for i in range(n):
         Q[i] = q[i]
         QD[i] = qd[i]
-    stage_acceleration(table, work, joints, damped, held, stages, K1V)
+    stage_acceleration(table, work, joints, damped, held, stages, K1V,
+                       coupling)
     for i in range(n):
         QD[i] = qd[i] + h * stages[K1V, i]
         stages[K2Q, i] = QD[i]
         Q[i] = q[i] + h * qd[i]
-    stage_acceleration(table, work, joints, damped, held, stages, K2V)
+    stage_acceleration(table, work, joints, damped, held, stages, K2V,
+                       coupling)
     for i in range(n):
         QD[i] = qd[i] + h * stages[K2V, i]
         stages[K3Q, i] = QD[i]
         Q[i] = q[i] + h * stages[K2Q, i]
-    stage_acceleration(table, work, joints, damped, held, stages, K3V)
+    stage_acceleration(table, work, joints, damped, held, stages, K3V,
+                       coupling)
     for i in range(n):
         QD[i] = qd[i] + dt * stages[K3V, i]   # k4q
         Q[i] = q[i] + dt * stages[K3Q, i]
-    stage_acceleration(table, work, joints, damped, held, stages, K4V)
+    stage_acceleration(table, work, joints, damped, held, stages, K4V,
+                       coupling)
     sixth = dt / 6.0
     for i in range(n):
         q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
@@ -173,13 +312,14 @@ def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
 
 @compiled
 def semi_implicit_euler(table, work, joints, damped, dt, q, qd, held,
-                        stages, q_next, qd_next):
+                        stages, q_next, qd_next, coupling):
     """Symplectic Euler, as integrators.semi_implicit_euler."""
     n = q.shape[0]
     for i in range(n):
         stages[STAGE_Q, i] = q[i]
         stages[STAGE_QD, i] = qd[i]
-    stage_acceleration(table, work, joints, damped, held, stages, K1V)
+    stage_acceleration(table, work, joints, damped, held, stages, K1V,
+                       coupling)
     for i in range(n):
         qd_next[i] = qd[i] + dt * stages[K1V, i]
         q_next[i] = q[i] + dt * qd_next[i]
@@ -233,7 +373,7 @@ def damper_reference(joints, gains, reference, applied, qd, bounded):
 
 @compiled
 def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
-                     q, qd, change, mass, columns):
+                     q, qd, change, mass, columns, coupling):
     """
     Add the implicit damping's velocity change to (q, qd); return a status.
 
@@ -245,7 +385,10 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
     change carrying a joint onto a limit.
     """
     n = q.shape[0]
-    crba_sample(table, q, mass, work, columns)
+    if coupling.shape[0] == 0:
+        crba_sample(table, q, mass, work, columns)
+    else:
+        coupled_mass_matrix(table, work, coupling, q, mass)
     for i in range(n):
         mass[i, i] += dt * (stiff[i] + gains[i])
     if not cholesky(mass):
@@ -266,18 +409,21 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
 
 @compiled
 def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
-                  stages, applied, z_next, zd_next):
+                  stages, applied, z_next, zd_next, coupling):
     """
     Saturate the effort and integrate the explicit part; return a status.
 
     The body of ``fixed_step``, shared by ``implicit_fixed_step``.
     """
-    n = table.shape[0] - 1
-    if not (z.size == zd.size == effort.size == applied.size
+    n = z.size
+    m = table.shape[0] - 1
+    if not (zd.size == effort.size == applied.size
             == z_next.size == zd_next.size == joints.shape[1] == n
             and joints.shape[0] == JOINT_ROWS
             and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
-            and work.shape[0] == n + 2):
+            and work.shape[0] == m + 2
+            and (coupling.shape[0] == 0 and n == m or coupling.shape[1] == m
+                 and coupling.shape[0] == COUPLING_ROWS + m + 12 + n)):
         return BAD_SHAPES
     # As Simulator._vector: one sum is finite exactly when every term is.
     total = 0.0
@@ -295,52 +441,54 @@ def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
         applied[i] = value if value < limit else limit
     if method == RK4:
         rk4(table, work, joints, damped, dt, z, zd, applied, stages, z_next,
-            zd_next)
+            zd_next, coupling)
     else:
         semi_implicit_euler(table, work, joints, damped, dt, z, zd, applied,
-                            stages, z_next, zd_next)
+                            stages, z_next, zd_next, coupling)
     return end_of_step(joints, z_next, zd_next)
 
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR)
+        VECTOR, MATRIX)
 def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
-               stages, applied, z_next, zd_next):
+               stages, applied, z_next, zd_next, coupling):
     """
     Integrate one step of ``dt`` under ``effort``; return a status above.
 
     ``table``, ``work``: the packed model (packing.packed); ``joints``: its
     ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
     whether any joint has explicit viscous damping; ``stages``:
-    ``stage_scratch``.  Writes the saturated effort to ``applied`` and the
+    ``stage_scratch``; ``coupling``: a MimicModel's (``coupling``), or
+    NO_COUPLING.  Writes the saturated effort to ``applied`` and the
     integrated state to ``z_next``, ``zd_next``.  No implicit damping: a
     kernel of its own, so that the steps of a model without stiff damping
     pay nothing for it (every argument costs its unboxing).
     """
     return explicit_step(table, work, joints, method, damped, dt, z, zd,
-                         effort, stages, applied, z_next, zd_next)
+                         effort, stages, applied, z_next, zd_next, coupling)
 
 
 @compiled
 def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
                   stages, applied, z_next, zd_next, stiff, gains, reference,
-                  share, mass, columns):
+                  share, mass, columns, coupling):
     """Integrate, then solve the implicit damping (``implicit_fixed_step``)."""
-    n = table.shape[0] - 1
+    n = z.size
     if not (stiff.size == gains.size == reference.size == n
             and mass.shape[0] == mass.shape[1] == n
             and columns.shape[0] == 12 and columns.shape[1] == n):
         return BAD_SHAPES
     status = explicit_step(table, work, joints, method, damped, dt, z, zd,
-                           effort, stages, applied, z_next, zd_next)
+                           effort, stages, applied, z_next, zd_next,
+                           coupling)
     if status != DONE:
         return status
     bounded = stages[BOUNDED]
     damper_reference(joints, gains, reference, applied, zd_next, bounded)
     status = implicit_damping(table, work, joints, dt, stiff, gains,
                               bounded, share, z_next, zd_next,
-                              stages[SOLVE], mass, columns)
+                              stages[SOLVE], mass, columns, coupling)
     if status != DONE:
         return status
     # The controller's dampers are the actuators' too: their torque over
@@ -353,10 +501,10 @@ def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
         VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
-        MATRIX)
+        MATRIX, MATRIX)
 def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
                         effort, stages, applied, z_next, zd_next, stiff,
-                        gains, reference, share, mass, columns):
+                        gains, reference, share, mass, columns, coupling):
     """
     ``fixed_step``, then the implicit damping; return a status.
 
@@ -368,16 +516,16 @@ def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
     """
     return implicit_step(table, work, joints, method, damped, dt, z, zd,
                          effort, stages, applied, z_next, zd_next, stiff,
-                         gains, reference, share, mass, columns)
+                         gains, reference, share, mass, columns, coupling)
 
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX, VECTOR, VECTOR, VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        INPUT_VECTOR, 'float64', MATRIX, MATRIX)
+        INPUT_VECTOR, 'float64', MATRIX, MATRIX, MATRIX)
 def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
                        target, d, stages, applied, z_next, zd_next, stiff,
-                       gains, reference, share, mass, columns):
+                       gains, reference, share, mass, columns, coupling):
     """
     ``implicit_fixed_step`` under the effort of a position hold.
 
@@ -388,8 +536,8 @@ def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
     operations and then the step's.  Without implicit damping (``stiff``
     and ``gains`` all zero) the step is ``fixed_step``'s.
     """
-    n = table.shape[0] - 1
-    if not (p.size == target.size == d.size == z.size == zd.size == n
+    n = z.size
+    if not (p.size == target.size == d.size == zd.size == n
             and stages.shape[0] == STAGE_ROWS and stages.shape[1] == n
             and stiff.size == gains.size == n):
         return BAD_SHAPES
@@ -400,7 +548,8 @@ def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
         implicit = implicit or stiff[i] != 0.0 or gains[i] != 0.0
     if not implicit:
         return explicit_step(table, work, joints, method, damped, dt, z, zd,
-                             held, stages, applied, z_next, zd_next)
+                             held, stages, applied, z_next, zd_next,
+                             coupling)
     return implicit_step(table, work, joints, method, damped, dt, z, zd,
                          held, stages, applied, z_next, zd_next, stiff,
-                         gains, reference, share, mass, columns)
+                         gains, reference, share, mass, columns, coupling)

@@ -22,9 +22,10 @@ arguments are (q, qd, qdd or tau) and wrenches, ``sample_entry`` makes both
 kernels and the Entry from the function of one state.  Of an Entry,
 
 1. ``one_state`` is the machine-code entry of the one-state kernel: the
-   public function's hot path (``dynamics.dispatch.hot_path``) calls it
-   for the frequent call, one state of float64 vectors without wrenches or
-   ``out``;
+   public function's hot path (``dynamics.dispatch``, the one place that
+   decides what the frequent call is) calls it, or ``one_state_results``
+   for an entry of several results, for one state of float64 vectors
+   without wrenches or ``out``;
 2. ``function`` takes any accepted arguments: it checks and converts them
    (``samples``), takes the caller's ``out`` arrays (checked) or new ones,
    and runs the one-state or the batch kernel.
@@ -44,7 +45,6 @@ Every kernel follows one convention:
 """
 
 import numpy as np
-from numpy import ndarray
 
 from .compiler import compiled, direct, INPUT_MATRIX, INPUT_VECTOR, kernel, MATRIX, \
     STACK, VECTOR
@@ -82,7 +82,9 @@ class Entry:
         self.arguments = tuple(arguments)
         self.results = tuple(tuple(shape) for shape in results)
         self.forces = forces
-        self.inputs = inputs
+        self.inputs = no_forces if forces else inputs
+        # The shapes of one state's results, per nq (one_state_results).
+        self.one_state_shapes = {}
         # The one-state kernel's machine-code entry: ``dynamics.dispatch``
         # calls it itself for the frequent call, else ``function``.
         self.one_state = direct(single)
@@ -99,6 +101,27 @@ class Entry:
         batch = () if size is None else (size,)
         return [batch + tuple(k * n for k in shape)
                 for shape in self.results]
+
+    def one_state_results(self, model, pack, a, b, c):
+        """
+        Return the results of one state of float64 vectors; None: failed.
+
+        The hot path's call (``dynamics.dispatch``) for an entry of three
+        per-joint arguments, once it has checked the arguments and found
+        the model packed (``pack``, a PackedModel).  None when the kernel
+        did not finish (bad sizes, M not positive definite): the caller
+        then takes the general path, which says why.
+        """
+        n = pack.nq
+        try:
+            shapes = self.one_state_shapes[n]
+        except KeyError:  # the first call for this n
+            shapes = self.one_state_shapes[n] = self.shapes(n, None)
+        results = tuple(map(np.empty, shapes))
+        if self.one_state(pack.table, pack.work, a, b, c,
+                          *self.inputs(model), *results):
+            return None
+        return results if len(results) > 1 else results[0]
 
     def call(self, model, *arguments, out=None):
         """
@@ -117,7 +140,8 @@ class Entry:
         Raises ValueError naming a bad argument or ``out``, and the numpy
         path's ModelError for a state whose M is not positive definite.
         """
-        table, work, n = packed(model)
+        pack = packed(model)
+        table, work, n = pack.table, pack.work, pack.nq
         arrays, size = samples(model, self.arguments, arrays)
         if self.forces:
             inputs = (wrenches(model, f_ext, size),)
@@ -146,32 +170,14 @@ def results_tuple(entry, vector):
 
     Several results (Jacobians, A and B), or one of another shape than
     (nq,) or (nq, nq) (the regressor); with f_ext if the entry takes
-    ``forces``.
+    ``forces``.  The frequent call does not come here: the public
+    function's hot path (``dynamics.dispatch``) calls
+    ``Entry.one_state_results``.
     """
-    single, general, shapes = entry.single, entry.general, {}
-    inputs = no_forces if entry.forces else entry.inputs
-    several = len(entry.results) > 1
+    general = entry.general
 
     def run(model, a, b, c, f_ext=None, out=None):
-        if f_ext is None and out is None and \
-                ndarray is a.__class__ is b.__class__ is c.__class__ and \
-                a.ndim == 1:
-            try:
-                table, work, n = model._packed_model
-            except (AttributeError, TypeError):  # not packed yet
-                table, work, n = packed(model)
-            try:
-                results = tuple(map(np.empty, shapes[n]))
-            except KeyError:  # the first call for this n
-                shapes[n] = entry.shapes(n, None)
-                results = tuple(map(np.empty, shapes[n]))
-            try:
-                if not single(table, work, a, b, c, *inputs(model),
-                              *results):
-                    return results if several else results[0]
-            except TypeError:  # e.g. an int array: converted below
-                pass
-        elif f_ext is not None and not entry.forces:
+        if f_ext is not None and not entry.forces:
             raise TypeError('this function takes no external wrenches')
         return general(model, (a, b, c), f_ext, out)
     return run

@@ -22,7 +22,7 @@ I): nothing else is needed to run any algorithm on any tree.
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -30,10 +30,24 @@ from ..spatial import spatial_inertia
 
 REVOLUTE = 0
 PRISMATIC = 1
-# Attribute where the compiled path (dynamics_ros.fast) keeps its packed copy.
-PACKED_MODEL = '_packed_model'
-# Attribute where dynamics.crba keeps the joints that move no mass.
-DERIVED_CACHE = '_massless_joints'
+# Attribute where the compiled path (dynamics_ros.fast) keeps its packed copy
+# (fast.packing.PackedModel; None until first used).
+PACKED_MODEL = 'packed_model'
+# Attribute where model.massless keeps the joints that move no mass (None
+# until looked for).
+DERIVED_CACHE = 'massless_joints_found'
+# What is derived from the fields and dropped when one is assigned.
+DERIVED = (PACKED_MODEL, DERIVED_CACHE)
+# The array fields: dtype and shape after the leading nq (None: gravity,
+# (3,) with no nq).
+ARRAY_FIELDS = {
+    'parent': (int, ()), 'joint_type': (int, ()), 'axis': (float, (3,)),
+    'origin_rotation': (float, (3, 3)), 'origin_translation': (float, (3,)),
+    'mass': (float, ()), 'com': (float, (3,)),
+    'inertia_com': (float, (3, 3)), 'gravity': (float, None)}
+# Fields the spatial quantities are computed from (update_inertias).
+INERTIA_FIELDS = ('parent', 'joint_type', 'axis', 'mass', 'com',
+                  'inertia_com')
 # The optional per-joint properties of a model description (RobotModel,
 # DHTable): name, value when not given, type.
 JOINT_DEFAULTS = (
@@ -41,6 +55,23 @@ JOINT_DEFAULTS = (
     ('upper_limit', np.inf, float), ('velocity_limit', np.inf, float),
     ('effort_limit', np.inf, float), ('damping', 0.0, float),
     ('friction', 0.0, float), ('armature', 0.0, float))
+
+
+for _name, _, _dtype in JOINT_DEFAULTS:
+    ARRAY_FIELDS[_name] = (_dtype, ())
+
+
+def frozen(array):
+    """Return ``array`` made read-only (writing into it raises)."""
+    array.flags.writeable = False
+    return array
+
+
+def field_array(name, value, nq):
+    """Return ``value`` as field ``name`` holds it: a read-only copy."""
+    dtype, shape = ARRAY_FIELDS[name]
+    shape = (3,) if shape is None else (nq,) + shape
+    return frozen(np.array(value, dtype=dtype).reshape(shape))
 
 
 def joint_properties(source):
@@ -82,6 +113,13 @@ class RobotModel(Coordinates):
 
     ``frames`` maps every kept link name to ``(body, rotation, translation)``:
     where the link frame sits in its body's frame (body -1 is the base).
+
+    The arrays are read-only: writing into one raises ValueError, where it
+    once left the compiled path's packed copy (``packed_model``) stale.
+    Assign a field instead (``model.damping = new``, or ``model.copy(
+    damping=new)``): that stores a read-only copy, recomputes the spatial
+    inertias when a mass property, axis or the tree changed, and drops what
+    was derived (``DERIVED``), so that the next call packs the model anew.
     """
 
     joint_names: List[str]
@@ -108,27 +146,24 @@ class RobotModel(Coordinates):
     name: str = 'robot'
     frames: Dict[str, Tuple[int, np.ndarray, np.ndarray]] = field(
         default_factory=dict)
+    # Derived, dropped on every assignment (DERIVED): the compiled path's
+    # packed copy (fast.packing.PackedModel) and the joints found to move
+    # no mass (model.massless).
+    packed_model: Any = field(default=None, init=False, repr=False,
+                              compare=False)
+    massless_joints_found: Any = field(default=None, init=False, repr=False,
+                                       compare=False)
 
     def __post_init__(self):
         """Fill optional per-joint arrays and derive the spatial quantities."""
         n = len(self.joint_names)
-        self.parent = np.asarray(self.parent, dtype=int).reshape(n)
-        self.joint_type = np.asarray(self.joint_type, dtype=int).reshape(n)
-        self.axis = np.asarray(self.axis, dtype=float).reshape(n, 3)
-        self.origin_rotation = np.asarray(
-            self.origin_rotation, dtype=float).reshape(n, 3, 3)
-        self.origin_translation = np.asarray(
-            self.origin_translation, dtype=float).reshape(n, 3)
-        self.mass = np.asarray(self.mass, dtype=float).reshape(n)
-        self.com = np.asarray(self.com, dtype=float).reshape(n, 3)
-        self.inertia_com = np.asarray(
-            self.inertia_com, dtype=float).reshape(n, 3, 3)
-        self.gravity = np.asarray(self.gravity, dtype=float).reshape(3)
         for name, default, dtype in JOINT_DEFAULTS:
-            value = getattr(self, name)
-            value = np.full(n, default, dtype=dtype) if value is None else \
-                np.asarray(value, dtype=dtype).reshape(n)
-            setattr(self, name, value)
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.full(n, default,
+                                                       dtype=dtype))
+        for name in ARRAY_FIELDS:
+            object.__setattr__(self, name, field_array(
+                name, getattr(self, name), n))
         for i, p in enumerate(self.parent):
             if not -1 <= p < i:
                 raise ValueError(
@@ -137,34 +172,49 @@ class RobotModel(Coordinates):
         self.update_inertias()
 
     def __setattr__(self, name, value):
-        """Set an attribute; drop the compiled path's copy of the model."""
+        """
+        Set an attribute; drop what was derived from the old value.
+
+        An array field (once the model is built) is stored as a read-only
+        copy, and assigning one the spatial inertias depend on recomputes
+        them.
+        """
+        built = 'spatial_inertia' in self.__dict__
+        if built and name in ARRAY_FIELDS:
+            value = field_array(name, value, self.nq)
         object.__setattr__(self, name, value)
-        if name not in (PACKED_MODEL, DERIVED_CACHE):
+        if name not in DERIVED:
             object.__setattr__(self, PACKED_MODEL, None)
             object.__setattr__(self, DERIVED_CACHE, None)
+            if built and name in INERTIA_FIELDS:
+                self.update_inertias()
 
     def update_inertias(self):
         """
         Recompute ``spatial_inertia`` and ``motion_subspace``.
 
-        Call after changing ``mass``, ``com``, ``inertia_com`` or ``axis``,
-        and after changing any array of the model in place (assigning a
-        field is noticed; writing into its array is not), so that the
-        compiled path repacks the model.
+        Assigning ``mass``, ``com``, ``inertia_com``, ``axis``,
+        ``joint_type`` or ``parent`` calls it; the arrays are read-only,
+        so nothing changes them unnoticed.
         """
         n = self.nq
-        self.spatial_inertia = np.array([
+        spatial = np.array([
             spatial_inertia(self.mass[i], self.com[i], self.inertia_com[i])
             for i in range(n)]).reshape(n, 6, 6)
         S = np.zeros((n, 6))
         revolute = self.joint_type == REVOLUTE
         S[revolute, :3] = self.axis[revolute]
         S[~revolute, 3:] = self.axis[~revolute]
-        self.motion_subspace = S
-        self.children = [[] for _ in range(n)]
+        # Through object.__setattr__: these derive from the fields.
+        object.__setattr__(self, 'spatial_inertia', frozen(spatial))
+        object.__setattr__(self, 'motion_subspace', frozen(S))
+        object.__setattr__(self, PACKED_MODEL, None)
+        object.__setattr__(self, DERIVED_CACHE, None)
+        children = [[] for _ in range(n)]
         for i, p in enumerate(self.parent):
             if p >= 0:
-                self.children[p].append(i)
+                children[p].append(i)
+        object.__setattr__(self, 'children', children)
 
     @property
     def mimic(self):

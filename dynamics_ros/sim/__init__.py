@@ -15,10 +15,14 @@
 """
 ROS-free simulation of robot models.
 
-- ``simulator``: ``Simulator`` (state, step, run) and its ``SimulationLog``;
-- ``compiled_step``: the compiled fixed step of a rigid model (kernel in
-  ``dynamics_ros.fast.sim_step``), which ``Simulator.step`` takes when it
-  can;
+- ``simulator``: ``Simulator`` (state, clock, integrator, joint effects,
+  step, run) and its ``SimulationLog``;
+- ``plants``: what moves - rigid, mimic, flexible or motor-driven: the
+  coordinates, state layout, accelerations and mass matrix, and which
+  compiled step each has;
+- ``compiled_step``: the compiled fixed step of a rigid or mimic model
+  (kernel in ``dynamics_ros.fast.sim_step``), which ``Simulator.step``
+  tries first;
 - ``integrators``: ``rk4``, ``semi_implicit_euler``, ``Adaptive`` (solve_ivp);
 - ``joint_effects``: effort saturation, damping, Coulomb friction and joint
   limits as impulses, continuous-joint wrap;

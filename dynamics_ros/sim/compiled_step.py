@@ -13,12 +13,14 @@
 # limitations under the License.
 
 """
-The compiled fixed step of a rigid model (``dynamics_ros.fast.sim_step``).
+The compiled fixed step of a rigid or mimic model (``fast.sim_step``).
 
 ``Simulator.step`` with an effort held over the step spends most of its
 time in the overhead of a dozen small numpy operations around the four ABA
 calls of rk4; the compiled kernel does the same arithmetic in one call.  It
-is used for a RobotModel (not a FlexibleModel or a MimicModel) with ``rk4`` or
+is used for a RobotModel or a MimicModel (its tree stepped in independent
+coordinates through the ``coupling`` of fast/sim_step.py; not a
+FlexibleModel, nor one driven by motors) with ``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
 (``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
 still end in the Python impulse code.  The kernel integrates the explicit
@@ -35,7 +37,6 @@ import numpy as np
 from .integrators import FIXED_STEP, POSITION_SHARE
 from .. import fast
 from ..fast.packing import packed
-from ..model.robot_model import PACKED_MODEL, RobotModel
 
 KERNEL_MODULE = 'dynamics_ros.fast.sim_step'
 
@@ -62,12 +63,19 @@ class CompiledStep:
     when the kernel cannot be loaded.  The kernel is loaded (compiled, or
     read from numba's cache) on the first call, not with the simulator.
     The model arrays are read when the model is packed for the compiled
-    path; as there, call ``model.update_inertias()`` after changing one in
-    place.
+    path, and again whenever the model was packed anew (a field assigned).
     """
 
     def __init__(self, model, integrator_name, damped, damping=None):
+        """
+        Step ``model`` (a RobotModel or a MimicModel) with the integrator.
+
+        ``damped``, ``damping``: as for ``set_damping``.
+        """
         self.model = model
+        # The tree the kernels run on; a MimicModel's coupling to it.
+        self.tree = getattr(model, 'tree', model)
+        self.coupled = self.tree is not model
         self.integrator_name = integrator_name
         self.kernel = None
         self.pack = None
@@ -89,11 +97,13 @@ class CompiledStep:
         self.stages = self.kernel.stage_scratch(self.model)
         self.mass, self.columns = self.kernel.solve_scratch(self.model)
         self.share = POSITION_SHARE[self.integrator_name]
+        self.coupling = self.kernel.coupling(self.model) if self.coupled \
+            else self.kernel.NO_COUPLING
         return True
 
     def refresh(self):
         """Pack the model (again) and read its joint constants."""
-        self.pack = packed(self.model)
+        self.pack = packed(self.tree)
         self.joints = self.kernel.joint_table(self.model, self.damping)
 
     def ready(self):
@@ -105,8 +115,7 @@ class CompiledStep:
         """
         if self.kernel is None and not self.load():
             return None
-        if self.pack is None or \
-                getattr(self.model, PACKED_MODEL) is not self.pack:
+        if self.pack is None or self.tree.packed_model is not self.pack:
             self.refresh()
         return self.pack
 
@@ -122,17 +131,19 @@ class CompiledStep:
         pack = self.ready()
         if pack is None:
             return None
-        table, work, n = pack
+        table, work, n = pack.table, pack.work, self.model.nq
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
         if stiff is None:
             status = self.kernel.fixed_step(
                 table, work, self.joints, self.method, self.damped, dt, z,
-                zd, effort, self.stages, applied, z_next, zd_next)
+                zd, effort, self.stages, applied, z_next, zd_next,
+                self.coupling)
         else:
             status = self.kernel.implicit_fixed_step(
                 table, work, self.joints, self.method, self.damped, dt, z,
                 zd, effort, self.stages, applied, z_next, zd_next, stiff,
-                gains, reference, self.share, self.mass, self.columns)
+                gains, reference, self.share, self.mass, self.columns,
+                self.coupling)
         return status, applied, z_next, zd_next
 
     def hold(self, z, zd, p, target, d, dt, stiff, gains, reference):
@@ -146,22 +157,60 @@ class CompiledStep:
         pack = self.ready()
         if pack is None:
             return None
-        table, work, n = pack
+        table, work, n = pack.table, pack.work, self.model.nq
         applied, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
         status = self.kernel.position_hold_step(
             table, work, self.joints, self.method, self.damped, dt, z, zd, p,
             target, d, self.stages, applied, z_next, zd_next, stiff, gains,
-            reference, self.share, self.mass, self.columns)
+            reference, self.share, self.mass, self.columns, self.coupling)
         return status, applied, z_next, zd_next
 
 
 def compiled_step(simulator):
-    """Return the CompiledStep of a Simulator, or None where none applies."""
-    # The kernel runs on the arrays of one RobotModel; a MimicModel's step
-    # (M and h mapped through G) is the Python one.
-    if simulator.flexible is not None or not fast.ENABLED or \
-            not isinstance(simulator.model, RobotModel) or \
-            simulator.integrator_name not in FIXED_STEP:
+    """Return the CompiledStep of a rigid plant's Simulator, or None."""
+    if not fast.ENABLED or simulator.integrator_name not in FIXED_STEP:
         return None
     return CompiledStep(simulator.model, simulator.integrator_name,
                         simulator.damped, simulator.explicit_damping)
+
+
+def mimic_compiled_step(simulator):
+    """Return the CompiledStep of a mimic plant's Simulator, or None."""
+    return compiled_step(simulator)
+
+
+class CoupledForwardDynamics:
+    """
+    Forward dynamics of a MimicModel through the compiled step's kernel.
+
+    ``fast.sim_step.coupled_forward_dynamics``, the arithmetic of the
+    compiled step's stages: the Python step of a mimic plant calls it, so
+    that both steps give the same numbers.  Calling it returns qdd, or None
+    where it cannot run (no kernel, arguments it does not take, M_r not
+    positive definite): the caller then takes the numpy path.
+    """
+
+    def __init__(self, model):
+        """Prepare for ``model`` (a MimicModel); the kernel loads later."""
+        self.model = model
+        self.kernel = self.coupling = None
+        self.failed = False
+
+    def __call__(self, q, qd, tau):
+        """Return qdd at (q, qd) under ``tau``, or None (see above)."""
+        if self.kernel is None:
+            if self.failed:
+                return None
+            self.kernel = load_kernel()
+            if self.kernel is None:
+                self.failed = True
+                return None
+            self.coupling = self.kernel.coupling(self.model)
+        pack = packed(self.model.tree)
+        qdd = np.empty(self.model.nq)
+        try:
+            done = self.kernel.coupled_forward_dynamics(
+                pack.table, pack.work, self.coupling, q, qd, tau, qdd)
+        except TypeError:   # not float vectors
+            return None
+        return qdd if done else None

@@ -71,7 +71,13 @@ part of ``applied_effort``: that stays the actuators' torque, as a
 driver's joint_states effort is.  A step with a wrench takes the Python
 path; without one the compiled step is unchanged.
 
-With an effort held over the step (an array, or None) on a RobotModel with
+The plant (plants.py: rigid, mimic, flexible or motor-driven) says what
+moves - coordinates, state layout, accelerations, mass matrix - and which
+compiled step it has; the integrator, the clock and the joint effects are
+this module's.
+
+With an effort held over the step (an array, or None) on a RobotModel or a
+MimicModel with
 ``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run compiled in one call
 while the compiled path is on (compiled_step.py, dynamics_ros.fast.sim_step:
 the same operations in the same order, so the same numbers, about 5x
@@ -84,9 +90,10 @@ A MimicModel (mimic joints as dependent coordinates) is simulated in its
 independent coordinates: its forward dynamics and M are the reduced ones
 (G^T M_tree G), the damping, friction and limits per coordinate those the
 MimicModel derives from its tree, so a mimic joint moves with its master by
-construction and cannot drift from it.  Its steps are all Python (the
-compiled kernel is for one RobotModel); ``full_state`` gives every movable
-joint, mimic ones included, for publishing.
+construction and cannot drift from it.  Its compiled step runs the tree
+through the coupling (fast/sim_step.py), and its Python step calls the same
+coupled forward dynamics, so both give the same numbers; ``full_state``
+gives every movable joint, mimic ones included, for publishing.
 
 A FlexibleModel (dynamics_ros.flexible, Mackay 1988) in place of the
 RobotModel is simulated over z = (joints, modal amplitudes): the same steps
@@ -98,9 +105,9 @@ the plant is then the arm with its rotors reflected to the joints
 (``dynamics.actuated.reflected_model``: ``model`` is that arm) and the
 winding currents ``current`` are states beside (q, qd); the joint torque
 is n k_t i, and efforts reach the motors through an ideal voltage drive,
-or voltages are given directly (sim/actuated.py).  Those steps are all
-Python, like the MimicModel's and FlexibleModel's: the compiled kernel is
-for a plain RobotModel (``compiled`` stays None).
+or voltages are given directly (sim/actuated.py; the motor step is
+plants.MotorDrivenPlant's).  Those steps are all Python, like the
+FlexibleModel's (``compiled`` stays None).
 """
 
 from dataclasses import dataclass
@@ -108,26 +115,18 @@ import warnings
 
 import numpy as np
 
-from .actuated import (clip_voltage, CurrentOverStep, drive_voltage,
-                       motor_rates, resolve_integration)
-from .compiled_step import compiled_step
 from .controllers import PidGains
 from .integrators import integrator, POSITION_SHARE
 from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
+# Re-exported: the names simulator.py always had.
+from .plants import (checked_initial_positions,  # noqa: F401
+                     checked_vector, default_initial_positions,
+                     FLEXIBLE_STEP_SHARE, full_joint_state, plant_for)
 from .. import fast
-from ..dynamics.aba import forward_dynamics
-from ..dynamics.actuated import reflected_model, winding_rate
-from ..dynamics.crba import mass_matrix
 from ..dynamics.jacobians import link_jacobian
-from ..errors import ModelError, ModelWarning
-from ..flexible.model import FlexibleModel
+from ..errors import ModelWarning
 from ..model.massless import refuse_massless
-
-# A fixed step above this share of the shortest natural period of a flexible
-# model damps its flexure away numerically (Mackay 1988, Fig. 3.14: RK4 at
-# 1/5 of it); he recommends about 1/50 for accuracy.
-FLEXIBLE_STEP_SHARE = 1.0 / 20.0
 
 # A joint's damping goes implicit when dt * damping * (M^-1)_ii exceeds
 # this: well inside the explicit integrators' stability limit (below), so
@@ -156,57 +155,6 @@ def floats(*arrays):
                 and array.ndim == 1):
             return False
     return True
-
-
-def default_initial_positions(model):
-    """
-    Return zero, or the middle of the limits where zero is outside them.
-
-    The rule of joint_state_publisher for joints it has no value for.
-    """
-    q = np.zeros(model.nq)
-    outside = (q < model.lower_limit) | (q > model.upper_limit)
-    q[outside] = 0.5 * (model.lower_limit[outside]
-                        + model.upper_limit[outside])
-    return q
-
-
-def checked_initial_positions(model, q0):
-    """Return ``q0`` as an array after checking its size and the limits."""
-    if q0 is None:
-        return default_initial_positions(model)
-    q0 = np.array(q0, dtype=float).reshape(-1)
-    if q0.size != model.nq or not np.all(np.isfinite(q0)):
-        raise ValueError('initial positions must be %d finite values (one per '
-                         'joint, in the order %s), got %s'
-                         % (model.nq, ', '.join(model.joint_names), q0))
-    for i, name in enumerate(model.joint_names):
-        if not model.lower_limit[i] <= q0[i] <= model.upper_limit[i]:
-            raise ValueError(
-                'initial position %g of joint %r is outside its limits '
-                '[%g, %g]' % (q0[i], name, model.lower_limit[i],
-                              model.upper_limit[i]))
-    return wrap_continuous(model, q0)
-
-
-def full_joint_state(model, q, qd, effort):
-    """
-    Return (positions, velocities, efforts) of every movable joint.
-
-    In ``model.full_joint_names`` order.  A RobotModel's are ``q``, ``qd``
-    and ``effort`` themselves.  A MimicModel's mimic joints follow their
-    masters (G q + offset, wrapped where the joint is continuous; G qd);
-    their effort is 0: the effort applied to an independent coordinate is
-    the one commanded for its master, and a mimic joint has no actuator of
-    its own (the coupling's internal force is not part of the model).
-    """
-    if not model.mimic:
-        return q, qd, effort
-    tree = model.tree
-    efforts = np.zeros(tree.nq)
-    efforts[model.independent] = effort
-    return (wrap_continuous(tree, model.full_positions(q)),
-            model.full_velocities(qd), efforts)
 
 
 @dataclass
@@ -268,19 +216,24 @@ class Simulator:
         if not (np.isfinite(dt) and dt > 0.0):
             raise ValueError('time step must be positive and finite, got %r'
                              % (dt,))
-        self.motors = None
         self.arm_model = model
-        if actuators is not None:
-            model = self._actuated_model(
-                model, actuators, motor_integration, dt,
-                STABILITY_LIMIT.get(integrator_name, np.inf))
-        refuse_massless(model)   # else FloatingPointError at the first step
-        self.flexible = model if isinstance(model, FlexibleModel) else None
-        model = model if self.flexible is None else self.flexible.model
-        self.model = model
+        # What moves (plants.py): the joint model, the coordinates z, the
+        # dynamics; the joint effects, integrator and clock are here.
+        self.plant = plant_for(model, actuators, motor_integration, dt,
+                               STABILITY_LIMIT.get(integrator_name, np.inf))
+        # Else FloatingPointError at the first step (a flexible model, whose
+        # declarations carry mass of their own, is passed as it is).
+        refuse_massless(self.plant.model if self.plant.flexible is None
+                        else self.plant.flexible)
+        self.flexible = self.plant.flexible   # a FlexibleModel, or None
+        self.motors = self.plant.motors       # DCMotors, or None
+        if self.motors is not None:
+            self.motor_integration = self.plant.integration
+            self.motor_gain = self.plant.gain
+        model = self.model = self.plant.model
         # The joint count, read a few times a step (model.nq is a property).
         self.nq = model.nq
-        self.nz = model.nq if self.flexible is None else self.flexible.nz
+        self.nz = self.plant.nz
         self.dt = float(dt)
         self.integrator_name = integrator_name
         self.integrate = integrator(integrator_name, **adaptive_options)
@@ -305,8 +258,7 @@ class Simulator:
         # models, fixed-step integrators); None: every step in Python.
         self.compiled = None
         self._split_damping()
-        if self.motors is None:
-            self.compiled = compiled_step(self)
+        self.compiled = self.plant.compiled_stepper(self)
         self.no_effort = np.zeros(model.nq)
         self.external_wrench = None   # (link, [moment; force]) or None
         self.joint_friction = None    # set_joint_friction
@@ -316,51 +268,17 @@ class Simulator:
         if integrator_name != 'adaptive':
             self.check_step(stacklevel=3)
 
-    def _actuated_model(self, model, motors, integration, dt, limit):
-        """Take the motors; return the arm with its rotors reflected."""
-        if isinstance(model, FlexibleModel):
-            raise ModelError('actuators take a RobotModel; %r is a flexible '
-                             'model' % model.model.name)
-        reflected = reflected_model(model, motors)   # checks the joints
-        self.motors = motors
-        self.motor_integration = resolve_integration(integration, motors,
-                                                     dt, limit)
-        self.motor_gain = motors.gear_ratio * motors.torque_constant
-        return reflected
-
     def _vector(self, value, what, sizes=None):
-        sizes = sizes or (self.model.nq,)
-        value = np.array(value, dtype=float).reshape(-1)
-        # One sum is finite exactly when every term is (inf - inf is nan).
-        if value.size not in sizes or not np.isfinite(value.sum()):
-            raise ValueError('%s must be %s finite values, got %s' % (
-                what, ' or '.join(str(n) for n in sizes), value))
-        return value
+        return checked_vector(value, what, sizes or (self.model.nq,))
 
     @property
     def coordinate_names(self):
         """Return the names of z: joints, then modes of a flexible model."""
-        if self.flexible is None:
-            return list(self.model.joint_names)
-        return list(self.flexible.coordinate_names)
+        return self.plant.coordinate_names
 
     def _start_positions(self, q, what):
-        """
-        Return z from joint positions (or None: the default) or a whole z.
-
-        Modes not given start at rest: at the static deflection under
-        gravity with the joints held at q.
-        """
-        n, flexible = self.model.nq, self.flexible
-        if flexible is None or q is None or np.size(q) == n:
-            z = checked_initial_positions(self.model, q)
-            if flexible is not None:
-                z = flexible.join(z, flexible.static_deflection(z))
-            return z
-        z = self._vector(q, '%s (the joints, or every coordinate)' % what,
-                         (n, self.nz))
-        z[:n] = checked_initial_positions(self.model, z[:n])
-        return z
+        """Return z from joint positions (None: the default) or a whole z."""
+        return self.plant.start_positions(q, what)
 
     def _start_velocities(self, qd, what):
         """Return zd from joint velocities or a whole zd (None: zero)."""
@@ -470,9 +388,8 @@ class Simulator:
                   * self.stability_limit * STEP_WARNING_SHARE)
         if self.motors is not None and \
                 self.integrator_name in STABILITY_LIMIT:
-            for term, (rate, k) in motor_rates(
-                    self.motors, inverse, self.dt, self.motor_integration,
-                    self.stability_limit).items():
+            for term, (rate, k) in self.plant.rates(
+                    inverse, self.dt, self.stability_limit).items():
                 rates[term] = (rate, names[k])
         return rates
 
@@ -520,9 +437,7 @@ class Simulator:
         when given (``explicit_rates``), and the natural periods of a
         flexible model (Mackay).  Return the warning texts.
         """
-        texts = []
-        if self.flexible is not None:
-            texts.extend(self._flexible_step_warnings())
+        texts = self.plant.step_warnings(self.dt, self.initial_z)
         limit = STEP_WARNING_SHARE * self.stability_limit
         for term, (rate, joint) in self.explicit_rates(
                 position_gains, velocity_gains).items():
@@ -540,21 +455,6 @@ class Simulator:
         for text in texts:
             warnings.warn(text, ModelWarning, stacklevel=stacklevel)
         return texts
-
-    def _flexible_step_warnings(self):
-        """Return the warning if dt is too long for the flexible model."""
-        periods = self.flexible.natural_periods(self.initial_z)
-        shortest = periods.min() if periods.size else np.inf
-        if self.dt > FLEXIBLE_STEP_SHARE * shortest:
-            return [
-                'time step %.4g ms is more than 1/%d of the shortest natural '
-                'period of flexible model %r (%.4g ms at the initial state): '
-                'the integrator will damp the flexure away; use a rate of at '
-                'least %.0f Hz (Mackay: about 1/50 of the period)' % (
-                    1e3 * self.dt, round(1.0 / FLEXIBLE_STEP_SHARE),
-                    self.model.name, 1e3 * shortest,
-                    np.ceil(1.0 / (FLEXIBLE_STEP_SHARE * shortest)))]
-        return []
 
     def reset(self, q=None, qd=None, keep_time=False):
         """
@@ -608,9 +508,7 @@ class Simulator:
         Modal amplitudes and rates, then each flexible link's tip
         deflection (FlexibleModel.flexible_state); None for a rigid model.
         """
-        if self.flexible is None:
-            return None
-        return self.flexible.flexible_state(self.z, self.zd)
+        return self.plant.flexible_state(self.z, self.zd)
 
     def full_state(self):
         """
@@ -620,8 +518,7 @@ class Simulator:
         the mimic joints of a MimicModel too (``full_joint_state``); the
         efforts are ``applied_effort``.
         """
-        return full_joint_state(self.model, self.q, self.qd,
-                                self.applied_effort)
+        return self.plant.full_state(self.q, self.qd, self.applied_effort)
 
     @property
     def t(self):
@@ -633,17 +530,14 @@ class Simulator:
         if self.damped:
             effort = effort + damping_torque(self.explicit_damping,
                                              zd[:self.nq])
-        if self.flexible is None:
-            return forward_dynamics(self.model, z, zd, effort)
-        return self.flexible.forward_dynamics(z, zd, effort)
+        return self.plant.acceleration(z, zd, effort)
 
     def mass_matrix(self, z):
         """Return the inertia matrix over all coordinates z."""
-        if self.flexible is None:
-            return mass_matrix(self.model, z)
-        return self.flexible.mass_matrix(z)
+        return self.plant.mass_matrix(z)
 
-    def _effort_source(self, effort):
+    def effort_source(self, effort):
+        """Return effort(t, q, qd), saturated, of a step's ``effort``."""
         if effort is None:
             zero = np.zeros(self.model.nq)
             return lambda t, q, qd: zero
@@ -672,11 +566,11 @@ class Simulator:
                 self._compiled_step(effort, damping):
             return
         if self.motors is not None:
-            self._drive_step(effort, damping)
+            self.plant.drive_step(self, effort, damping)
             return
         if damping is not None:
-            damping = self._controller_damping(damping)
-        source = self._effort_source(effort)
+            damping = self.controller_damping(damping)
+        source = self.effort_source(effort)
         t = self.t
         n = self.model.nq
         self.applied_effort = np.array(source(t, self.q, self.qd))
@@ -692,28 +586,9 @@ class Simulator:
 
         z, zd = self.integrate(acceleration, t, self.z, self.zd, self.dt)
         damping = self._bounded_damping(damping, zd)
-        z, zd = self._constrain(self.z, self.zd, z, zd, damping)
+        z, zd = self.constrain(self.z, self.zd, z, zd, damping)
         self._add_damper_effort(damping, zd)
-        self._finish(t, z, zd)
-
-    def _drive_step(self, effort, damping):
-        """
-        Take a step of the motors, at the voltages set or by the drive law.
-
-        The drive (sim/actuated.py) turns the saturated effort at the
-        step's start, plus a controller damper ``damping`` held over the
-        step (the motors' torque lags: nothing is integrated implicitly),
-        into the voltages that give it in the steady state.
-        """
-        voltage = self.voltage
-        if voltage is None:
-            tau = self._effort_source(effort)(self.t, self.q, self.qd)
-            if damping is not None:
-                gains, reference = self._controller_damping(damping)
-                tau = saturate_effort(self.model, tau + gains * (
-                    reference - self.qd))
-            voltage = drive_voltage(self.motors, tau, self.qd)
-        self._motor_step(voltage)
+        self.finish(t, z, zd)
 
     def step_voltage(self, voltage):
         """
@@ -722,7 +597,8 @@ class Simulator:
         Clipped to the drives' voltage_limit; a simulator with actuators
         only.  ``set_voltage`` holds voltages over every step instead.
         """
-        self._motor_step(self._voltages(voltage))
+        voltage = self._voltages(voltage)   # refuses a model without motors
+        self.plant.motor_step(self, voltage)
 
     def set_voltage(self, voltage=None):
         """
@@ -740,85 +616,7 @@ class Simulator:
             raise ValueError('model %r has no actuators: a voltage input '
                              'needs Simulator(..., actuators=motors)'
                              % self.model.name)
-        values = np.array(voltage, dtype=float).reshape(-1)
-        # Each value checked (not their sum: 1e308 V is finite, if absurd,
-        # and is clipped or diverges like any other input).
-        if values.size != self.nq or not np.all(np.isfinite(values)):
-            raise ValueError('voltage must be %d finite values, got %s'
-                             % (self.nq, values))
-        return clip_voltage(self.motors, values)
-
-    def _motor_step(self, voltage):
-        """
-        Advance (q, qd, current) by one step at ``voltage`` (held over it).
-
-        The mechanical integrator sees the joint torque n k_t i at each
-        stage, with the current exact over the step ('exponential') or
-        integrated with it ('coupled'): sim/actuated.py.
-        """
-        motors, gain = self.motors, self.motor_gain
-        push = None if self.external_wrench is None else \
-            self.external_torques()
-        friction = self.joint_friction
-        t, n = self.t, self.nq
-
-        def torque(effort, zd):
-            if push is not None:
-                effort = effort + push
-            if friction is not None:
-                effort = effort - friction.torque(zd, offset=False)
-            return effort
-
-        if self.motor_integration == 'exponential':
-            qd = self.qd
-            held = CurrentOverStep(motors, self.current, voltage, qd, 0.0,
-                                   self.dt)
-            slope = self.acceleration(self.z, self.zd, torque(
-                gain * held.mean, qd))[:n]
-            current = CurrentOverStep(motors, self.current, voltage, qd,
-                                      slope, self.dt)
-
-            def acceleration(time, z, zd):
-                return self.acceleration(
-                    z, zd, torque(gain * current.smooth(time - t), zd[:n]))
-
-            z, zd = self.integrate(acceleration, t, self.z, self.zd,
-                                   self.dt)
-            end_current = current(self.dt)
-        else:
-            # The current is the rate of the charge through the winding:
-            # a coordinate like the others for every integrator.
-            def acceleration(time, z, zd):
-                rates = zd[:n]
-                return np.concatenate((
-                    self.acceleration(z[:n], rates,
-                                      torque(gain * zd[n:], rates)),
-                    winding_rate(motors, zd[n:], voltage, rates)))
-
-            z, zd = self.integrate(
-                acceleration, t, np.concatenate((self.z, np.zeros(n))),
-                np.concatenate((self.zd, self.current)), self.dt)
-            z, zd, end_current = z[:n], zd[:n], zd[n:]
-        if not np.isfinite(end_current.sum()):
-            raise FloatingPointError(
-                'simulation of %r diverged at t = %g s (currents %s)'
-                % (self.model.name, t, end_current))
-        moving = zd[:n] != 0.0
-        z, zd = self._constrain(self.z, self.zd, z, zd)
-        # A joint the impulses stopped (a limit, static friction) did not
-        # turn as the integrator had it: its winding saw the speed go from
-        # the step's start to zero, not the back EMF of the free motion
-        # (else a motor stalled on a stop would not reach V / R).
-        stopped = moving & (zd[:n] == 0.0)
-        if stopped.any():
-            realized = CurrentOverStep(motors, self.current, voltage,
-                                       self.qd, -self.qd / self.dt,
-                                       self.dt)
-            end_current = np.where(stopped, realized(self.dt), end_current)
-        self._finish(t, z, zd)
-        self.current = end_current
-        self.applied_voltage = voltage
-        self.applied_effort = gain * end_current
+        return self.plant.voltages(voltage)
 
     def hold_step(self, p, target, d, damping=None):
         """
@@ -885,7 +683,7 @@ class Simulator:
         return link_jacobian(self.model, self.q, link, frame='local').T \
             @ wrench
 
-    def _controller_damping(self, damping):
+    def controller_damping(self, damping):
         """Return (gains, reference) of a controller damper as arrays."""
         gains, reference = damping
         if gains.__class__ is np.ndarray and gains.dtype == float and \
@@ -910,7 +708,7 @@ class Simulator:
         if damping is not None:
             gains, reference = damping
             if not floats(gains, reference):
-                gains, reference = self._controller_damping(damping)
+                gains, reference = self.controller_damping(damping)
             result = self.compiled(self.z, self.zd, held, self.dt,
                                    self.implicit_damping, gains, reference)
         elif self.implicit:
@@ -941,9 +739,9 @@ class Simulator:
         self.applied_effort = applied   # with the dampers' torque if DONE
         if status == kernel.CONSTRAIN:
             damping = self._bounded_damping(damping, zd)
-            z, zd = self._constrain(self.z, self.zd, z, zd, damping)
+            z, zd = self.constrain(self.z, self.zd, z, zd, damping)
             self._add_damper_effort(damping, zd)
-        self._finish(t, z, zd, finite=status == kernel.DONE)
+        self.finish(t, z, zd, finite=status == kernel.DONE)
         return True
 
     def _bounded_damping(self, damping, zd):
@@ -984,7 +782,7 @@ class Simulator:
             self.applied_effort = self.applied_effort + gains * (
                 reference - zd[:self.nq])
 
-    def _finish(self, t, z, zd, finite=False):
+    def finish(self, t, z, zd, finite=False):
         """Check, wrap and store the state at the end of the step at t."""
         if not (finite or np.isfinite(z.sum() + zd.sum())):
             raise FloatingPointError(
@@ -997,7 +795,7 @@ class Simulator:
         self.zd = zd
         self.steps += 1
 
-    def _constrain(self, z_start, zd_start, z, zd, damping=None):
+    def constrain(self, z_start, zd_start, z, zd, damping=None):
         """
         Apply the implicit damping, friction and limit impulses.
 

@@ -1,0 +1,60 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Twin simulators, compiled and Python, for the tests that compare them.
+
+A spy on the compiled step, and the exact comparison of their states
+(test_sim_compiled, test_sim_compiled_mimic).
+"""
+
+import numpy as np
+
+
+class Spy:
+    """Stand in for a simulator's CompiledStep; record the statuses."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.statuses = []
+
+    @property
+    def kernel(self):
+        """Return the kernel module (loaded by the first call)."""
+        return self.compiled.kernel
+
+    def set_damping(self, *arguments):
+        """Pass a new explicit damping on to the compiled step."""
+        self.compiled.set_damping(*arguments)
+
+    def __call__(self, *arguments):
+        """Run the compiled step and note its status."""
+        result = self.compiled(*arguments)
+        self.statuses.append(int(result[0]))
+        return result
+
+    def hold(self, *arguments):
+        """Run the compiled position hold and note its status."""
+        result = self.compiled.hold(*arguments)
+        self.statuses.append(int(result[0]))
+        return result
+
+
+def assert_same_state(compiled, python):
+    """Assert both simulators hold exactly the same state and effort."""
+    assert compiled.t == python.t
+    for field in ('z', 'zd', 'applied_effort'):
+        a, b = getattr(compiled, field), getattr(python, field)
+        assert np.array_equal(a, b), '%s differs by %g' % (
+            field, np.max(np.abs(a - b)))
