@@ -43,10 +43,13 @@ sign mapping is in urdf/stanford_arm.urdf.
 """
 
 import ast
+import atexit
 import hashlib
 import importlib
+import importlib.util
 import os
-import types
+import shutil
+import tempfile
 
 import numpy as np
 import sympy as sp
@@ -454,6 +457,28 @@ class KaneEquations:
 
 
 _CACHE = {}
+_GENERATED_FOLDER = []
+
+
+def load_generated_module(source, name):
+    """
+    Import generated source as a module from a file of its own.
+
+    The file lies in a private folder of this process (``mkdtemp``: mode
+    0700, removed at exit), so a debugger and a traceback can show the
+    generated lines, and nothing another user can write is imported.
+    """
+    if not _GENERATED_FOLDER:
+        folder = tempfile.mkdtemp(prefix='dynamics_ros_kane_')
+        atexit.register(shutil.rmtree, folder, True)
+        _GENERATED_FOLDER.append(folder)
+    path = os.path.join(_GENERATED_FOLDER[0], name + '.py')
+    with open(path, 'w') as stream:
+        stream.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def kane_source(model, speeds='joint_rates'):
@@ -484,9 +509,8 @@ def kane_equations(model, speeds='joint_rates'):
                     or tuple(module.JOINT_NAMES) != key[2]):
                 module = None
         if module is None:
-            module = types.ModuleType('kane_generated_%s' % key[0])
-            exec(compile(kane_source(model, speeds), module.__name__,
-                         'exec'), module.__dict__)
+            module = load_generated_module(
+                kane_source(model, speeds), 'kane_generated_%s' % key[0])
         _CACHE[key] = KaneEquations(module)
     return _CACHE[key]
 
