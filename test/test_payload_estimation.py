@@ -25,9 +25,10 @@ positions and efforts only.
 import dynamics_ros as dr
 from dynamics_ros.dynamics.friction import JointFriction
 from dynamics_ros.errors import IdentificationError
-from dynamics_ros.estimation.payload import (estimate_payload,
-                                             frame_change, pseudo_inertia,
-                                             tip_regressor)
+from dynamics_ros.dynamics.regressor import body_parameters
+from dynamics_ros.estimation.payload import (consistent, estimate_payload,
+                                             frame_change, parameters_of,
+                                             pseudo_inertia, tip_regressor)
 from dynamics_ros.estimation.payload_excitation import (excitation_data,
                                                         payload_excitation)
 from dynamics_ros.identification.excitation import limits
@@ -148,7 +149,7 @@ def test_frame_change_moves_a_body_as_add_payload_does():
     heavy = add_payload(model, 1.6, com, inertia, link='panda_hand')
     rng = np.random.default_rng(3)
     q, qd, qdd = (rng.normal(size=(4, model.nq)) for _ in range(3))
-    link = dr.dynamics.regressor.body_parameters(1.6, com, inertia)
+    link = body_parameters(1.6, com, inertia)
     expected = dr.inverse_dynamics(heavy, q, qd, qdd) - dr.inverse_dynamics(
         model, q, qd, qdd)
     got = tip_regressor(model, q, qd, qdd, 'panda_hand') @ link
@@ -156,6 +157,25 @@ def test_frame_change_moves_a_body_as_add_payload_does():
     # The pseudo-inertia moves by congruence: its eigenvalues' signs stay.
     moved = frame_change(rotation, translation) @ link
     assert np.linalg.eigvalsh(pseudo_inertia(moved))[0] > 0.0
+
+
+def test_consistent_fit_is_the_nearest_physical_body():
+    # Principal moments 0.001 + 0.01 < 0.03: no rigid body has them.
+    bad = body_parameters(1.0, [0.1, -0.05, 0.02],
+                          np.diag([0.001, 0.01, 0.03]))
+    assert np.linalg.eigvalsh(pseudo_inertia(bad))[0] < 0.0
+    fixed, method = consistent(bad, np.eye(10), list(range(10)))
+    assert method.startswith('SDP')
+    assert np.linalg.eigvalsh(pseudo_inertia(fixed))[0] >= -1e-9
+    # Nearer (in the metric it minimizes) than clipping J's eigenvalues.
+    values, vectors = np.linalg.eigh(pseudo_inertia(bad))
+    clipped = parameters_of((vectors * np.maximum(values, 0.0)) @ vectors.T)
+    assert np.linalg.norm(fixed - bad) < np.linalg.norm(clipped - bad)
+    good = body_parameters(1.0, [0.1, -0.05, 0.02], np.diag([0.01, 0.02,
+                                                              0.025]))
+    same, method = consistent(good, np.eye(10), list(range(10)))
+    assert method.startswith('least squares')
+    np.testing.assert_array_equal(same, good)
 
 
 @pytest.mark.parametrize('name', sorted(ARMS))
