@@ -24,8 +24,8 @@ positions and efforts only.
 
 import dynamics_ros as dr
 from dynamics_ros.dynamics.friction import JointFriction
-from dynamics_ros.errors import IdentificationError
 from dynamics_ros.dynamics.regressor import body_parameters
+from dynamics_ros.errors import IdentificationError
 from dynamics_ros.estimation.payload import (consistent, estimate_payload,
                                              frame_change, parameters_of,
                                              pseudo_inertia, tip_regressor)
@@ -171,8 +171,8 @@ def test_consistent_fit_is_the_nearest_physical_body():
     values, vectors = np.linalg.eigh(pseudo_inertia(bad))
     clipped = parameters_of((vectors * np.maximum(values, 0.0)) @ vectors.T)
     assert np.linalg.norm(fixed - bad) < np.linalg.norm(clipped - bad)
-    good = body_parameters(1.0, [0.1, -0.05, 0.02], np.diag([0.01, 0.02,
-                                                              0.025]))
+    good = body_parameters(1.0, [0.1, -0.05, 0.02],
+                           np.diag([0.01, 0.02, 0.025]))
     same, method = consistent(good, np.eye(10), list(range(10)))
     assert method.startswith('least squares')
     np.testing.assert_array_equal(same, good)
