@@ -28,11 +28,11 @@ from dynamics_ros.nodes.conversions import time_message, to_seconds
 from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from oracle import example_arm_xml
+from payload_plant import arm
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
-from test_payload_estimation import arm
 
 DOMAIN_ID = reserve_domain_id(__name__)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
