@@ -106,9 +106,9 @@ class PayloadEstimate:
 
     def summary(self):
         """Return one line: mass and centre of mass with their deviations."""
-        com = ', '.join('%.4f +- %.4f' % (c, s)
+        com = ', '.join('%.4f +- %.2g' % (c, s)
                         for c, s in zip(self.com, self.com_std))
-        line = 'payload at %s: mass %.4f +- %.4f kg, com [%s] m' % (
+        line = 'payload at %s: mass %.4f +- %.2g kg, com [%s] m' % (
             self.link, self.mass, self.mass_std, com)
         if self.inertia_seen:
             line += ', principal moments [%s] kg m^2' % ', '.join(

@@ -19,7 +19,9 @@ Every ``joint_states`` message gives one torque vector - gravity, inverse
 dynamics of the reference trajectory, or computed torque (``mode``) - on
 ``effort_commands`` and ``feedforward``, saturated to the effort limits;
 ``trajectory_in`` is republished on ``trajectory_out`` with the points'
-efforts.  Topics, parameters (``inverse_dynamics_parameters.py``) and
+efforts.  With ``follow_payload``, every geometry_msgs/InertiaStamped on
+``payload`` (payload_estimation_node's estimate) becomes the ``payload.*``
+parameters.  Topics, parameters (``inverse_dynamics_parameters.py``) and
 behaviour: README.md, section "inverse_dynamics_node".
 """
 
