@@ -98,6 +98,8 @@ setup(
             'simulator_node = dynamics_ros.nodes.simulator_node:main',
             'external_torque_node = '
             'dynamics_ros.nodes.external_torque_node:main',
+            'payload_estimation_node = '
+            'dynamics_ros.nodes.payload_estimation_node:main',
         ],
     },
 )

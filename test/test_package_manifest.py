@@ -45,6 +45,7 @@ PYTHON_KEYS = {
     'sympy': 'python3-sympy',
     'rosbags': 'python3-rosbags',
     'toppra': 'python3-toppra-pip',
+    'cvxpy': 'python3-cvxpy',
 }
 
 # Known gaps, each with its reason; the test fails when one is closed so

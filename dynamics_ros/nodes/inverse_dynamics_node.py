@@ -19,7 +19,9 @@ Every ``joint_states`` message gives one torque vector - gravity, inverse
 dynamics of the reference trajectory, or computed torque (``mode``) - on
 ``effort_commands`` and ``feedforward``, saturated to the effort limits;
 ``trajectory_in`` is republished on ``trajectory_out`` with the points'
-efforts.  Topics, parameters (``inverse_dynamics_parameters.py``) and
+efforts.  With ``follow_payload``, every geometry_msgs/InertiaStamped on
+``payload`` (payload_estimation_node's estimate) becomes the ``payload.*``
+parameters.  Topics, parameters (``inverse_dynamics_parameters.py``) and
 behaviour: README.md, section "inverse_dynamics_node".
 """
 
@@ -27,8 +29,10 @@ import math
 import threading
 
 from builtin_interfaces.msg import Time
+from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -42,7 +46,7 @@ from .inverse_dynamics_parameters import PARAMETERS
 from .joint_state_cdr import JointStateCdrReader
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
-from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from .qos import COMMAND_QOS, DESCRIPTION_QOS, PUBLISH_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
 from .throttled_warnings import ThrottledWarnings
 from .trajectory_conversions import trajectory_arrays
@@ -118,6 +122,10 @@ class InverseDynamicsNode(Node):
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
             STATE_QOS, raw=True)
+        self.payload_subscription = self.create_subscription(
+            InertiaStamped, 'payload',
+            self.warnings.dropping('payload', self.on_payload),
+            DESCRIPTION_QOS)
         self.trajectory_subscriptions = [
             DedicatedSubscription(self, JointTrajectory, topic,
                                   self.warnings.dropping(topic, callback),
@@ -402,6 +410,33 @@ class InverseDynamicsNode(Node):
                 trajectory.initial = self.last_state
                 trajectory.received_time = now
             self.trajectory = trajectory
+
+    def on_payload(self, msg):
+        """With follow_payload: make ``msg`` the payload.* parameters."""
+        if not self.get_parameter('follow_payload').value:
+            return
+        if self.model is None:
+            raise BadInput(NO_MODEL)
+        link = self.get_parameter('tip_link').value or \
+            self.model.body_names[-1]
+        if msg.header.frame_id != link:
+            raise BadInput('frame %s is not the tip link %s the payload is '
+                           'attached to' % (quote(msg.header.frame_id),
+                                            quote(link)))
+        inertia = msg.inertia
+        result = self.set_parameters_atomically([
+            Parameter('payload.mass', Parameter.Type.DOUBLE, inertia.m),
+            Parameter('payload.com', Parameter.Type.DOUBLE_ARRAY,
+                      [inertia.com.x, inertia.com.y, inertia.com.z]),
+            Parameter('payload.inertia', Parameter.Type.DOUBLE_ARRAY,
+                      [inertia.ixx, inertia.ixy, inertia.ixz, inertia.iyy,
+                       inertia.iyz, inertia.izz])])
+        if not result.successful:
+            raise BadInput('not applied: %s' % result.reason)
+        self.get_logger().info(
+            'payload from the payload topic: %.4f kg at [%.4f, %.4f, %.4f] '
+            'm in %s' % (inertia.m, inertia.com.x, inertia.com.y,
+                         inertia.com.z, link), throttle_duration_sec=1.0)
 
     def on_trajectory_in(self, msg):
         """Annotate or retime ``msg`` onto trajectory_out; report it."""

@@ -99,4 +99,8 @@ PARAMETERS = ParameterTable([
          'rad/s^2 (m/s^2): one for every joint, or one per joint in joints '
          'order; .inf: none (a URDF gives none)',
          low=0.0, low_open=True, high=MAX_ACCELERATION, infinite=True),
+    Spec('follow_payload', 'bool', False,
+         'apply every geometry_msgs/InertiaStamped on payload (as '
+         'payload_estimation_node publishes it) as the payload.* '
+         'parameters; its frame must be the tip link'),
 ])

@@ -37,6 +37,8 @@ TABLES = {
     'linearization_node': 'dynamics_ros.nodes.linearization_parameters',
     'simulator_node': 'dynamics_ros.nodes.simulator_parameters',
     'external_torque_node': 'dynamics_ros.nodes.external_torque_parameters',
+    'payload_estimation_node':
+        'dynamics_ros.nodes.payload_estimation_parameters',
 }
 MODEL_TABLE = 'model'   # the model parameters every node shares
 
