@@ -22,9 +22,15 @@ regressor, writes it as YAML (joint names, times, positions, velocities,
 accelerations) and with ``--send`` publishes it as a
 trajectory_msgs/JointTrajectory on
 ``joint_trajectory_controller/joint_trajectory`` (what
-joint_trajectory_controller and ``simulator_node`` follow).  Record
-``joint_states`` meanwhile (``ros2 bag record /joint_states``) and pass
-the bag to ``identify``.
+joint_trajectory_controller and ``simulator_node`` follow).  Start the
+recording *before* ``--send`` (``ros2 bag record /joint_states`` in
+another terminal: the trajectory starts moving ``settle`` seconds after
+it is sent, and a recording started late misses its first period), then
+pass the bag to ``identify``.
+
+``--resend excitation.yaml`` publishes a file written before as it is,
+without optimizing again (the same trajectory for another recording, on
+this arm or another of the same model).
 """
 
 import sys
@@ -54,6 +60,12 @@ def run(args):
     def progress(text):
         print('[%6.1f s] %s' % (time.monotonic() - start, text), flush=True)
 
+    if args.resend:
+        return resend(args, progress)
+    if not args.urdf:
+        print('error: excite needs a URDF (or --resend FILE)',
+              file=sys.stderr)
+        return 2
     try:
         model = load_model(args)
         if not isinstance(model, RobotModel):
@@ -95,9 +107,39 @@ def run(args):
     return 0
 
 
+def resend(args, progress):
+    """Publish an excitation file as it is; 2 if it cannot be read."""
+    import yaml
+
+    from ..identification.excitation import TrajectoryPlan
+
+    try:
+        with open(args.resend, encoding='utf-8') as stream:
+            plan = TrajectoryPlan.from_dict(yaml.safe_load(stream))
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as \
+            error:
+        print('error: %s is not an excitation file written by excite (%s)'
+              % (args.resend, str(error)[:200]), file=sys.stderr)
+        return 2
+    progress('%s: %d points over %.1f s; waiting for a subscriber on %s...'
+             % (args.resend, len(plan.times), plan.times[-1], args.topic))
+    from ..nodes.trajectory_sender import send_trajectory
+    if not send_trajectory(plan, args.topic, args.timeout):
+        print('error: nothing subscribed to %s within %g s' % (
+            args.topic, args.timeout), file=sys.stderr)
+        return 1
+    progress('sent %d points to %s' % (len(plan.times), args.topic))
+    return 0
+
+
 def add_arguments(parser):
     """Add the options of ``excite``."""
-    add_model_options(parser, 'URDF or .xacro file', flag=False)
+    add_model_options(parser, 'URDF or .xacro file (not with --resend)',
+                      flag=False)
+    # The URDF is optional for --resend (run() asks for it otherwise).
+    for action in parser._actions:
+        if action.dest == 'urdf':
+            action.nargs, action.required, action.default = '?', False, None
     add_options(parser, (
         ('--out', 'excitation.yaml', 'YAML file to write'),
         ('--period', 10.0, 'period of the Fourier series, s'),
@@ -114,4 +156,8 @@ def add_arguments(parser):
         ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),
     ))
     parser.add_argument('--send', action='store_true',
-                        help='publish it as a JointTrajectory')
+                        help='publish it as a JointTrajectory (start '
+                             'recording joint_states before)')
+    parser.add_argument('--resend', metavar='EXCITATION_YAML',
+                        help='publish this excitation file as it is, '
+                             'without optimizing (the URDF is not needed)')

@@ -200,7 +200,7 @@ def survey(source, chunks, model=None):
         ordered = finite & (t > last)
         # Within a chunk a later sample may still be out of order.
         ordered &= np.concatenate(([True], np.diff(np.where(
-            finite, t, -np.inf)) > 0.0)) | ~finite
+            finite, t, -1e308)) > 0.0)) | ~finite
         found.out_of_order += int(np.sum(finite & ~ordered))
         t, q, e = t[ordered], q[ordered], e[ordered]
         if len(t):
@@ -274,8 +274,14 @@ def count_outliers(found, chunks):
 
 
 def plan(found, model, cutoff, decimate, holdout, smoothing, min_speed,
-         chunk_seconds):
-    """Return the Plan of a surveyed recording (IdentificationError)."""
+         chunk_seconds, friction=True):
+    """
+    Return the Plan of a surveyed recording (IdentificationError).
+
+    ``min_speed`` None: SMOOTHING_WIDTHS smoothing widths or NOISE_WIDTHS
+    velocity-noise levels, whichever is larger, where friction is fitted
+    (without friction columns no row is left out).
+    """
     source = found.source
     duration = found.end - found.start
     if found.samples < MINIMUM_SAMPLES or duration < MINIMUM_DURATION:
@@ -323,7 +329,9 @@ def plan(found, model, cutoff, decimate, holdout, smoothing, min_speed,
     decimated_reach = reach_of(*decimated_filter) + near + 2
     noise = found.position_noise * 2.0 * np.pi * np.sqrt(
         2.0 * cutoff ** 3 / (3.0 * rate))
-    if min_speed is None:
+    if min_speed is None and not friction:
+        threshold = np.zeros(len(found.joint_names))
+    elif min_speed is None:
         threshold = np.maximum(SMOOTHING_WIDTHS * smoothing,
                                NOISE_WIDTHS * noise)
     else:

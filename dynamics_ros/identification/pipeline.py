@@ -251,7 +251,8 @@ def prepare(model, recordings, settings=None, say=None):
             else name
         plan = chunks.plan(found, model, settings.cutoff, settings.decimate,
                            settings.holdout, settings.smoothing,
-                           settings.min_speed, settings.chunk_seconds)
+                           settings.min_speed, settings.chunk_seconds,
+                           settings.friction)
         say('%s: %d samples at %.4g Hz over %.1f s; %d jobs' % (
             found.source, found.samples, plan.rate,
             found.end - found.start, len(plan.jobs)))
@@ -285,7 +286,7 @@ def ordered(chunk_iterator):
             np.isfinite(e), axis=1)
         ordered_rows = finite & (t > last)
         ordered_rows &= np.concatenate(([True], np.diff(np.where(
-            finite, t, -np.inf)) > 0.0)) | ~finite
+            finite, t, -1e308)) > 0.0)) | ~finite
         if ordered_rows.any():
             last = t[ordered_rows][-1]
             yield Chunk(t[ordered_rows], q[ordered_rows], e[ordered_rows])
@@ -344,9 +345,15 @@ def fit(result, say=None):
     model, settings, equations = result.model, result.settings, \
         result.equations
     source = result.source
-    if equations.n.sum() == 0:
+    empty = [name for name, count in zip(model.joint_names, equations.n)
+             if count == 0]
+    if empty:
         raise IdentificationError(
-            '%s: no training rows left (all at rest or too short)' % source)
+            '%s: no training rows left for joints %s: %d rows slower than '
+            '%s rad/s or at velocity reversals (and their neighbours) were '
+            'left out; drive the joints faster or set --min-speed' % (
+                source, ', '.join(empty), int(equations.near.sum()),
+                np.array2string(result.plans[0].min_speed, precision=3)))
     say('base parameters of %r...' % model.name)
     base = model_base_parameters(model, friction=settings.friction)
     result.base, result.names = base, base.names
