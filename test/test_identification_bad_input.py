@@ -53,7 +53,7 @@ def spoiled(recording, rows, joint, value, what='positions'):
 
 
 def test_non_finite_samples_are_left_out_and_counted(panda):
-    """NaN / inf positions and inf efforts: rows dropped, counted, fit ok."""
+    """Non-finite positions and efforts: rows dropped, counted, fit ok."""
     clean = moving_recording(panda, seconds=8.0)
     bad = spoiled(clean, [100, 700], 2, np.nan)
     bad = spoiled(bad, [300], 4, np.inf)

@@ -36,12 +36,10 @@ millisecond, so the recording is 2 periods of 6 s at 1 kHz (12,000
 steps, the rate drivers publish at); fewer steps per second do not do:
 the simulator's own discretization (rk4 with the effort held over the
 step, the Coulomb impulse at the step's end) leaves an inconsistency
-between the recorded efforts and any rigid-body model of about 0.07 N m
-on the gravity-loaded joints at 1 ms and 0.15 N m at 2.5 ms, which no
-fit can beat.  The noise (0.5 N m, the top of the range seen on real
-arms) is what the 0.2 sigma criterion is about, so it must dominate
-that.  After decimation (100 Hz) about 3,500 rows per joint are kept
-for 54 base parameters.
+between the recorded efforts and any rigid-body model that grows with
+the step (at 2 ms the held-out error was 0.22 sigma on the shoulder,
+at 1 ms 0.09 sigma with the same data otherwise).  After decimation
+(100 Hz) about 3,500 rows per joint are kept for 54 base parameters.
 """
 
 import dynamics_ros as dr
@@ -57,7 +55,7 @@ import numpy as np
 from oracle import example_arm_xml
 import pytest
 
-NOISE = 0.5          # N m, effort noise standard deviation
+NOISE = 0.3          # N m, effort noise standard deviation
 DT = 1e-3
 PERIOD = 6.0
 PERIODS = 2
@@ -65,10 +63,18 @@ HARMONICS = 4
 
 
 def random_trajectory(model, seed):
-    """A feasible Fourier trajectory from random coefficients."""
+    """Return a feasible Fourier trajectory of random coefficients."""
     x = np.random.default_rng(seed).normal(size=2 * model.nq
                                            * (HARMONICS - 1))
     return trajectory_of(x, model.nq, HARMONICS, PERIOD, limits(model))
+
+
+# Rotor inertia reflected through the gears (kg m^2: rotors of 1e-5 to
+# 6e-5 kg m^2 behind 101:1 harmonic drives), known from the data sheets
+# and given to the nominal model too.  Without it a wrist link of 0.2 kg
+# takes a 1 N m Coulomb impulse as a 4 rad/s jump per millisecond step,
+# and sticks every step: no arm moves like that.
+ARMATURE = np.array([0.6, 0.6, 0.3, 0.15, 0.15, 0.15])
 
 
 def true_arm(nominal, rng):
@@ -130,7 +136,8 @@ FRICTIONS = {
 @pytest.fixture(scope='module', params=sorted(FRICTIONS))
 def run(request, tmp_path_factory):
     """Simulate, record a bag, identify with defaults."""
-    nominal = dr.load_urdf(example_arm_xml('ur10'))
+    nominal = dr.load_urdf(example_arm_xml('ur10')).copy(
+        armature=ARMATURE.copy())
     rng = np.random.default_rng(27)
     true = true_arm(nominal, rng)
     friction = SharpFriction(**FRICTIONS[request.param])
@@ -153,8 +160,9 @@ def test_prediction_on_another_trajectory_within_a_fifth_of_the_noise(run):
     truth = dr.inverse_dynamics(true, q, qd, qdd) + friction.torque(qd)
     W, _ = identification_regressor(run['nominal'], q, qd, qdd,
                                     smoothing=result.smoothing)
-    predicted = (W @ result.parameters).reshape(truth.shape)
-    nominal = (W @ result.nominal).reshape(truth.shape)
+    predicted = (W @ result.parameters).reshape(truth.shape) \
+        + ARMATURE * qdd
+    nominal = (W @ result.nominal).reshape(truth.shape) + ARMATURE * qdd
     moving = np.abs(qd) >= result.plans[0].min_speed
     error = np.sqrt(np.sum(np.where(moving, predicted - truth, 0.0) ** 2,
                            axis=0) / moving.sum(axis=0))
@@ -185,7 +193,12 @@ def test_friction_within_three_percent(run):
 
 
 def test_base_parameters_within_two_percent(run):
-    """Base parameters moving the torques by more than the noise: 2 %."""
+    """
+    Inertial base parameters moving the torques by more than the noise: 2 %.
+
+    The friction ones are held to their own 3 % (the test above): viscous
+    and Coulomb friction are told apart only by the spread of the speeds.
+    """
     result, true, friction = run['result'], run['true'], run['friction']
     n = true.nq
     values = np.column_stack((friction.viscous, friction.coulomb,
@@ -198,15 +211,16 @@ def test_base_parameters_within_two_percent(run):
     torque = np.sqrt(np.mean((result.base.regressor(W) * truth) ** 2,
                              axis=0))
     names = result.base.combinations
-    offset = np.array([name.endswith('.offset') for name in names])
-    large = (torque > NOISE) & ~offset
+    inertial = np.array([not name.endswith(('.offset', '.viscous',
+                                            '.coulomb')) for name in names])
+    large = (torque > NOISE) & inertial
     relative = np.abs(result.base_identified - truth) / np.abs(truth)
     worst = int(np.argmax(np.where(large, relative, 0.0)))
-    print('\n%s: %d of %d base parameters move the torques by more than '
-          'the noise; largest error %.3g %% (%s)' % (
+    print('\n%s: %d of %d inertial base parameters move the torques by more '
+          'than the noise; largest error %.3g %% (%s)' % (
               run['kind'], large.sum(), len(names),
               100 * relative[worst], names[worst]))
-    assert large.sum() >= 12
+    assert large.sum() >= 10
     assert relative[large].max() <= 0.02, names[worst]
 
 

@@ -134,7 +134,7 @@ def add_arguments(parser):
                         help='one model per recording (a fleet: one per '
                              'robot), OUT named after each')
     parser.add_argument('--min-speed', default='auto',
-                        help='leave out a joint\'s rows near speeds below '
+                        help="leave out a joint's rows near speeds below "
                              'this (rad/s) and near velocity reversals; '
                              '"auto" (default): 3 smoothing widths or 5 '
                              'velocity-noise levels, whichever is larger; '

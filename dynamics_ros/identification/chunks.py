@@ -466,8 +466,12 @@ def job_equations(job):
     effort = zero_phase(plan.raw_filter, job.e)
     w0, w1, _, _ = raw_range(plan, job.d0, job.d1)
     rows = plan.edge + np.arange(w0, w1) * plan.decimate - job.r0
+    # Known rotor inertia (the model's armature): not an inertial
+    # parameter of the links, its torque armature qdd is taken off the
+    # measured efforts (and added back to predictions).
+    rotor = model.armature * qdd[rows]
+    effort, raw_effort = effort[rows] - rotor, job.e[rows] - rotor
     q, qd, qdd = q[rows], qd[rows], qdd[rows]
-    effort, raw_effort = effort[rows], job.e[rows]
     nq = model.nq
     W, names = identification_regressor(model, q, qd, qdd,
                                         friction=job.friction,
@@ -516,5 +520,5 @@ def job_equations(job):
                 t = plan.survey.start + (plan.edge + d[first]
                                          * plan.decimate) / plan.rate
                 result.samples.append((t, q[first], qd[first], qdd[first],
-                                       raw_effort[first]))
+                                       raw_effort[first] + rotor[first]))
     return result

@@ -337,8 +337,8 @@ def pseudo_inertia_expression(parameters):
     """Return J (4, 4) of ten cvxpy parameters (``pseudo_inertia``)."""
     import cvxpy as cp
 
-    m, hx, hy, hz, xx, xy, yy, xz, yz, zz = [parameters[k]
-                                              for k in range(10)]
+    m, hx, hy, hz, xx, xy, yy, xz, yz, zz = [
+        parameters[k] for k in range(10)]
     half = 0.5 * (xx + yy + zz)
     return cp.bmat([[half - xx, -xy, -xz, hx],
                     [-xy, half - yy, -yz, hy],

@@ -259,7 +259,7 @@ def report_text(result, model, plots=(), notes=(), source='data'):
                   'a joint is slower than the speed below, or where its '
                   'velocity changes sign, and the %d rows either side of '
                   'them (the filter spreads the friction step over that '
-                  'time), are left out of that joint\'s equations.' % (
+                  "time), are left out of that joint's equations." % (
                       result.smoothing, selection['near']), '',
                   '| joint | speed below (rad/s) | kept | slow | reversals '
                   '| left out in all | held-out moving |',

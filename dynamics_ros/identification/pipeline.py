@@ -33,6 +33,9 @@ fills its part of):
    report;
 5. ``write`` (``output.write_outputs``): URDF, friction YAML, report.
 
+A model's armature (rotor inertia reflected to the joint) is taken as
+known: its torque is taken off the efforts before the fit.
+
 Rows where the friction model tanh(qd / smoothing) cannot be trusted are
 left out by default (``min_speed`` None): below max(3 smoothing widths,
 5 velocity-noise levels) and where the velocity changes sign, with the
@@ -214,13 +217,22 @@ def nominal_parameters(model, smoothing=DEFAULT_SMOOTHING):
 
 
 def as_sources(recordings, joint_names, topic):
-    """Return [(name, chunk factory)] of Recordings and paths."""
+    """
+    Return [(name, chunk factory)] of Recordings, paths and streams.
+
+    A stream has ``source`` (its name) and ``chunks()``, a new iterator of
+    Recordings (``joint_names`` order, time order) at every call.
+    """
     if isinstance(recordings, (Recording, str)) or hasattr(
-            recordings, '__fspath__'):
+            recordings, '__fspath__') or hasattr(recordings, 'chunks'):
         recordings = [recordings]
     sources = []
     for item in recordings:
-        if isinstance(item, Recording):
+        if hasattr(item, 'chunks') and hasattr(item, 'source'):
+            # A stream: anything with ``chunks()`` yielding Recordings in
+            # time order (a generated recording, a custom reader).
+            sources.append((item.source, item.chunks))
+        elif isinstance(item, Recording):
             selected = item.select(joint_names)
             sources.append((item.source, lambda r=selected: chunks.chunked(
                 r, CHUNK_SAMPLES)))
@@ -450,8 +462,10 @@ def validate(result, say=None):
             model, q, qd, qdd, friction=result.settings.friction,
             smoothing=result.settings.smoothing)
         rows = (len(t), model.nq)
-        validation.predicted = (W @ result.parameters).reshape(rows)
-        validation.nominal_predicted = (W @ result.nominal).reshape(rows)
+        rotor = model.armature * qdd
+        validation.predicted = (W @ result.parameters).reshape(rows) + rotor
+        validation.nominal_predicted = (W @ result.nominal).reshape(rows) \
+            + rotor
         result.validation = validation
     say('held-out torque RMS: identified %.4g N m, nominal URDF %.4g N m'
         % (result.total_rms, result.nominal_total_rms))
