@@ -28,10 +28,12 @@ Identification of long and many recordings: time, peak memory, Dask.
 - ``--seconds S`` (default 60): ``identify`` of one S-second 1 kHz bag,
   as the command line runs it, wall time.
 
-``python3 benchmarks/bench_identify.py --skip-hour`` (the minute and
-the fleet) and ``python3 benchmarks/bench_identify.py --skip-minute
---skip-bags`` (the hour alone, so that the peak RSS is its own); results
-go to benchmarks/results.md.
+- ``excite`` with its defaults on the Panda: wall and CPU time.
+
+``python3 benchmarks/bench_identify.py --skip-hour`` (excite, the minute
+and the fleet) and ``python3 benchmarks/bench_identify.py --skip-minute
+--skip-bags --skip-excite`` (the hour alone, so that the peak RSS is its
+own); results go to benchmarks/results.md.
 """
 
 import argparse
@@ -185,6 +187,17 @@ def sixty(model, seconds, folder):
           '%d' % (seconds, RATE, elapsed, code))
 
 
+def excite(model):
+    """``optimize_excitation`` with its defaults on the Panda: wall, CPU."""
+    from dynamics_ros.identification.excitation import optimize_excitation
+
+    wall, cpu = time.monotonic(), time.process_time()
+    _, condition = optimize_excitation(model)
+    print('excite defaults on Panda: %.1f s wall, %.1f s CPU, condition '
+          'number %.4g' % (time.monotonic() - wall,
+                           time.process_time() - cpu, condition))
+
+
 def main():
     """Parse the options and run the parts asked for."""
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[1])
@@ -195,11 +208,14 @@ def main():
     parser.add_argument('--skip-hour', action='store_true')
     parser.add_argument('--skip-bags', action='store_true')
     parser.add_argument('--skip-minute', action='store_true')
+    parser.add_argument('--skip-excite', action='store_true')
     args = parser.parse_args()
     model = panda()
     folder = tempfile.mkdtemp(prefix='bench_identify_')
     status = 0
     try:
+        if not args.skip_excite:
+            excite(model)
         if not args.skip_minute:
             sixty(model, args.seconds, folder)
         if not args.skip_bags and fleet(model, args.bags, args.bag_seconds,
@@ -216,7 +232,8 @@ if __name__ == '__main__':
     from results_file import record
     # The hour alone in its own process (its peak RSS is its own): a
     # section of its own.
-    alone = '--skip-bags' in sys.argv and '--skip-minute' in sys.argv
+    alone = '--skip-bags' in sys.argv and '--skip-minute' in sys.argv \
+        and '--skip-excite' in sys.argv
     sys.exit(record('bench_identify_hour' if alone else 'bench_identify',
                     'Identification: a generated hour at 1 kHz' if alone
                     else 'Identification: a minute of data, a fleet of '

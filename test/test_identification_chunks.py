@@ -77,6 +77,20 @@ def test_chunked_equals_whole(panda, recording):
     assert whole.equations.near.sum() > 0
 
 
+def test_second_pass_reads_the_source_again(panda, recording,
+                                            monkeypatch):
+    """Past the cache limit the recording is read twice: same equations."""
+    from dynamics_ros.identification import chunks
+
+    cached = identify(panda, recording, chunk_seconds=3.0, workers=0)
+    assert cached.plans[0].survey.cache is not None
+    monkeypatch.setattr(chunks, 'CACHE_SAMPLES', 100)
+    read_twice = identify(panda, recording, chunk_seconds=3.0, workers=0)
+    assert read_twice.plans[0].survey.cache is None
+    assert np.array_equal(read_twice.equations.A, cached.equations.A)
+    assert np.array_equal(read_twice.equations.n, cached.equations.n)
+
+
 def test_dask_workers_equal_in_process(panda, recording):
     """1 and 2 local Dask processes: the in-process numbers, to the bit."""
     reference = identify(panda, recording, chunk_seconds=3.0, workers=0)

@@ -111,7 +111,11 @@ def run(tmp_path_factory):
         bags[storage] = str(folder / ('arm_' + storage))
         write_bag(recording, bags[storage], storage=storage)
     from_bag = read_recording(bags['mcap'], nominal.joint_names)
-    result = identify(nominal, from_bag, smoothing=SMOOTHING)
+    # The plant's friction is the fit's own formula (tanh with the same
+    # smoothing), so rows at low speed are as valid as any: keep them all
+    # (the default leaves them out, for real friction:
+    # test_identification_real_friction).
+    result = identify(nominal, from_bag, smoothing=SMOOTHING, min_speed=0.0)
     urdf = str(folder / 'identified.urdf')
     friction_path = str(folder / 'friction.yaml')
     notes = write_outputs(result, nominal, xml, urdf, friction_path,

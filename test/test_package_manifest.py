@@ -47,6 +47,7 @@ PYTHON_KEYS = {
     'toppra': 'python3-toppra-pip',
     'cvxpy': 'python3-cvxpy',
     'distributed': 'python3-distributed',
+    'threadpoolctl': 'python3-threadpoolctl',
 }
 
 # Known gaps, each with its reason; the test fails when one is closed so

@@ -38,6 +38,8 @@ import time
 
 from .options import add_model_options, add_options, load_model
 from ..errors import ModelError
+from ..identification.excitation import DEFAULT_ITERATIONS, \
+    DEFAULT_RESTARTS
 from ..model.robot_model import RobotModel
 
 # What ``python -m dynamics_ros --help`` says of this command.
@@ -88,8 +90,11 @@ def run(args):
     data['fourier'] = {'period': trajectory.period,
                        'q0': trajectory.q0.tolist(),
                        'a': trajectory.a.tolist(), 'b': trajectory.b.tolist()}
+    # libyaml's dumper where there is one: 3,000 points x 3 x nq numbers
+    # take seconds through the pure-Python one.
+    dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
     with open(args.out, 'w', encoding='utf-8') as stream:
-        yaml.safe_dump(data, stream, sort_keys=False)
+        yaml.dump(data, stream, Dumper=dumper, sort_keys=False)
     peaks = np.abs(plan.velocities).max(axis=0)
     progress('condition number %.4g; %d points over %.1f s; peak speeds %s '
              'rad/s; wrote %s' % (condition, len(plan.times),
@@ -149,8 +154,8 @@ def add_arguments(parser):
         ('--velocity-fraction', 0.8, 'fraction of the URDF velocity limits'),
         ('--acceleration', 4.0, 'acceleration limit, rad/s^2 (or m/s^2)'),
         ('--margin', 0.1, 'distance kept from the position limits'),
-        ('--iterations', 30, 'L-BFGS steps from each start'),
-        ('--restarts', 2, 'random starts of the optimizer'),
+        ('--iterations', DEFAULT_ITERATIONS, 'L-BFGS steps from each start'),
+        ('--restarts', DEFAULT_RESTARTS, 'random starts of the optimizer'),
         ('--seed', 0, 'seed of the random starts'),
         ('--timeout', 10.0, 'seconds to wait for a subscriber'),
         ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),

@@ -280,8 +280,7 @@ def jobs_of(result):
         if found.cache is not None:
             raw = iter(found.cache)
         else:
-            raw = ((c.times, c.positions, c.efforts)
-                   for c in ordered(factory()))
+            raw = ordered(factory())
         keep = PLOT_SAMPLES if plan is result.plans[0] else 0
         for d0, d1, r0, q, e in chunks.windows(plan, raw):
             yield chunks.Job(result.model, settings.friction,
