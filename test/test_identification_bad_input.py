@@ -30,10 +30,10 @@ from dynamics_ros.errors import IdentificationError
 from dynamics_ros.identification.pipeline import identify
 from dynamics_ros.identification.recording import read_recording, \
     Recording, write_bag, write_csv
+from identification_data import moving_recording
 import numpy as np
 from oracle import example_arm_xml
 import pytest
-from test_identification import moving_recording
 
 
 @pytest.fixture(scope='module')

@@ -25,26 +25,17 @@ equations; a bag read in chunks is the bag read whole.
 import dynamics_ros as dr
 from dynamics_ros.identification.pipeline import identify
 from dynamics_ros.identification.recording import bag_chunks, read_bag, \
-    Recording, write_bag
+    write_bag
+from identification_data import moving_recording, noisy
 import numpy as np
 from oracle import example_arm_xml
 import pytest
-from test_identification import moving_recording
 
 
 @pytest.fixture(scope='module')
 def panda():
     """Panda without its hand."""
     return dr.load_urdf(example_arm_xml('panda'))
-
-
-def noisy(recording, seed, sigma=0.05):
-    """Return the recording with effort noise (a well-posed fit)."""
-    rng = np.random.default_rng(seed)
-    return Recording(recording.joint_names, recording.times,
-                     recording.positions, recording.efforts
-                     + rng.normal(0.0, sigma, recording.efforts.shape),
-                     source='noisy %d' % seed)
 
 
 @pytest.fixture(scope='module')
