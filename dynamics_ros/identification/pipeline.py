@@ -258,7 +258,7 @@ def prepare(model, recordings, settings=None, say=None):
     result.sources = as_sources(recordings, model.joint_names,
                                 settings.topic)
     for name, factory in result.sources:
-        found = chunks.survey(name, factory())
+        found = chunks.survey(name, reporting(factory(), name, say))
         found.source = found.source if isinstance(found.source, str) \
             else name
         plan = chunks.plan(found, model, settings.cutoff, settings.decimate,
@@ -270,6 +270,20 @@ def prepare(model, recordings, settings=None, say=None):
             found.end - found.start, len(plan.jobs)))
         result.plans.append(plan)
     return result
+
+
+def reporting(chunk_iterator, name, say, every=2.0):
+    """Yield the chunks, saying how far the reading got every few seconds."""
+    started = last = time.monotonic()
+    count = 0
+    for chunk in chunk_iterator:
+        count += len(chunk)
+        now = time.monotonic()
+        if now - last > every:
+            last = now
+            say('%s: read %d samples (%.0f s)' % (name, count,
+                                                  now - started))
+        yield chunk
 
 
 def jobs_of(result):
