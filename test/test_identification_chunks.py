@@ -122,3 +122,30 @@ def test_bag_read_in_chunks_is_the_bag(panda, recording, tmp_path):
     from_bag = identify(panda, path, workers=0)
     from_memory = identify(panda, whole, workers=0)
     assert np.array_equal(from_bag.equations.A, from_memory.equations.A)
+
+
+def test_command_line_takes_several_bags(panda, recording, tmp_path,
+                                         capsys):
+    """Two bags: one model; ``--each``: one per bag, each reported."""
+    from dynamics_ros.__main__ import main
+
+    urdf = tmp_path / 'panda.urdf'
+    urdf.write_text(example_arm_xml('panda'), encoding='utf-8')
+    bags = []
+    for k, part in enumerate((recording, noisy(moving_recording(
+            panda, seconds=10.0, seed=5), 2))):
+        bags.append(str(tmp_path / ('arm_%d' % k)))
+        write_bag(part, bags[-1], storage='mcap')
+    out = str(tmp_path / 'fleet.urdf')
+    assert main(['identify'] + bags + ['--urdf', str(urdf), '--out', out,
+                                       '--workers', '0']) == 0
+    printed = capsys.readouterr().out
+    assert 'converged (optimal' in printed
+    assert dr.load_urdf(out).joint_names == panda.joint_names
+    assert main(['identify'] + bags + ['--urdf', str(urdf), '--out', out,
+                                       '--workers', '0', '--each']) == 0
+    printed = capsys.readouterr().out
+    for k in range(2):
+        path = str(tmp_path / ('fleet_arm_%d.urdf' % k))
+        assert dr.load_urdf(path).joint_names == panda.joint_names
+        assert path + ': held-out torque RMS' in printed
