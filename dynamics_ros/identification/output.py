@@ -290,6 +290,8 @@ def write_outputs(result, model, urdf_source_text, urdf_path,
     text, notes = write_urdf(urdf_source_text, model,
                              result.nominal[:10 * model.nq],
                              result.parameters[:10 * model.nq])
+    folder = os.path.dirname(os.path.abspath(urdf_path))
+    os.makedirs(folder, exist_ok=True)
     with open(urdf_path, 'w', encoding='utf-8') as stream:
         stream.write(text)
     if friction_path is not None and result.friction:

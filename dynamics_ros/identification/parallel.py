@@ -67,8 +67,14 @@ def run_jobs(jobs, total, workers=None, scheduler=None, done=None,
 
 def run_on_dask(jobs, workers, scheduler, done, say):
     """Run the jobs on Dask, adding results in job order."""
+    import logging
+
     from distributed import Client, LocalCluster
 
+    # Its shutdown notes ("Worker process still alive after 4.0 seconds,
+    # killing") are about its own processes, not the user's data.
+    for name in ('distributed', 'distributed.nanny'):
+        logging.getLogger(name).setLevel(logging.ERROR)
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
