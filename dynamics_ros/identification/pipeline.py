@@ -56,6 +56,7 @@ from .recording import CHUNK_SAMPLES, DEFAULT_CUTOFF, DEFAULT_TOPIC, \
 from ..dynamics.friction import DEFAULT_SMOOTHING, FRICTION_TERMS
 from ..dynamics.regressor import inertial_parameters, with_parameters
 from ..errors import IdentificationError
+from ..model.robot_model import RobotModel
 
 # Above this condition number of the column-scaled base regressor, the data
 # cannot tell some base parameters apart.
@@ -249,7 +250,7 @@ def prepare(model, recordings, settings=None, say=None):
     """Step 1: survey and plan every recording; return the Identification."""
     say = say or (lambda text: None)
     settings = settings or Settings()
-    if model.__class__.__name__ != 'RobotModel':
+    if not isinstance(model, RobotModel):
         raise IdentificationError('identification needs a plain model '
                                   '(no mimic joints or flexible links), got '
                                   '%s' % type(model).__name__)
