@@ -42,7 +42,8 @@ from dynamics_ros.identification.fit import consistent_fit, \
 from dynamics_ros.identification.output import write_urdf
 from dynamics_ros.identification.pipeline import identify
 from dynamics_ros.identification.recording import read_bag, read_csv, \
-    read_recording, Recording, write_bag, write_csv
+    read_recording, write_bag, write_csv
+from identification_data import moving_recording
 import numpy as np
 from oracle import example_arm_xml
 import pytest
@@ -173,30 +174,6 @@ def test_excitation_respects_limits_and_starts_at_rest(panda):
     plan = trajectory_plan(panda, trajectory, periods=1, rate=50.0)
     assert plan.joint_names == panda.joint_names
     assert plan.positions.shape == (501, 7) and plan.times[0] == 2.0
-
-
-def moving_recording(model, seconds=6.0, rate=200.0, frozen=None, seed=1,
-                     amplitude=0.6):
-    """Return a recording of exact torques along sinusoids (no simulator)."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(seconds * rate)) / rate
-    middle = 0.5 * (model.lower_limit + model.upper_limit)
-    frequency = rng.uniform(0.2, 0.6, (3, model.nq))
-    phase = rng.uniform(0, 2 * np.pi, (3, model.nq))
-    q = middle + amplitude / 3 * np.sum(np.sin(
-        2 * np.pi * frequency[:, None] * t[None, :, None] + phase[:, None]),
-        axis=0)
-    w = 2 * np.pi * frequency
-    qd = amplitude / 3 * np.sum(w[:, None] * np.cos(
-        2 * np.pi * frequency[:, None] * t[None, :, None] + phase[:, None]),
-        axis=0)
-    qdd = -amplitude / 3 * np.sum(w[:, None] ** 2 * np.sin(
-        2 * np.pi * frequency[:, None] * t[None, :, None] + phase[:, None]),
-        axis=0)
-    if frozen is not None:
-        q[:, frozen], qd[:, frozen], qdd[:, frozen] = middle[frozen], 0, 0
-    effort = dr.inverse_dynamics(model, q, qd, qdd)
-    return Recording(model.joint_names, t, q, effort, source='test')
 
 
 @pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])

@@ -46,6 +46,8 @@ PYTHON_KEYS = {
     'rosbags': 'python3-rosbags',
     'toppra': 'python3-toppra-pip',
     'cvxpy': 'python3-cvxpy',
+    'distributed': 'python3-distributed',
+    'threadpoolctl': 'python3-threadpoolctl',
 }
 
 # Known gaps, each with its reason; the test fails when one is closed so

@@ -22,9 +22,15 @@ regressor, writes it as YAML (joint names, times, positions, velocities,
 accelerations) and with ``--send`` publishes it as a
 trajectory_msgs/JointTrajectory on
 ``joint_trajectory_controller/joint_trajectory`` (what
-joint_trajectory_controller and ``simulator_node`` follow).  Record
-``joint_states`` meanwhile (``ros2 bag record /joint_states``) and pass
-the bag to ``identify``.
+joint_trajectory_controller and ``simulator_node`` follow).  Start the
+recording *before* ``--send`` (``ros2 bag record /joint_states`` in
+another terminal: the trajectory starts moving ``settle`` seconds after
+it is sent, and a recording started late misses its first period), then
+pass the bag to ``identify``.
+
+``--resend excitation.yaml`` publishes a file written before as it is,
+without optimizing again (the same trajectory for another recording, on
+this arm or another of the same model).
 """
 
 import sys
@@ -32,6 +38,8 @@ import time
 
 from .options import add_model_options, add_options, load_model
 from ..errors import ModelError
+from ..identification.excitation import DEFAULT_ITERATIONS, \
+    DEFAULT_RESTARTS
 from ..model.robot_model import RobotModel
 
 # What ``python -m dynamics_ros --help`` says of this command.
@@ -54,6 +62,12 @@ def run(args):
     def progress(text):
         print('[%6.1f s] %s' % (time.monotonic() - start, text), flush=True)
 
+    if args.resend:
+        return resend(args, progress)
+    if not args.urdf:
+        print('error: excite needs a URDF (or --resend FILE)',
+              file=sys.stderr)
+        return 2
     try:
         model = load_model(args)
         if not isinstance(model, RobotModel):
@@ -76,8 +90,11 @@ def run(args):
     data['fourier'] = {'period': trajectory.period,
                        'q0': trajectory.q0.tolist(),
                        'a': trajectory.a.tolist(), 'b': trajectory.b.tolist()}
+    # libyaml's dumper where there is one: 3,000 points x 3 x nq numbers
+    # take seconds through the pure-Python one.
+    dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
     with open(args.out, 'w', encoding='utf-8') as stream:
-        yaml.safe_dump(data, stream, sort_keys=False)
+        yaml.dump(data, stream, Dumper=dumper, sort_keys=False)
     peaks = np.abs(plan.velocities).max(axis=0)
     progress('condition number %.4g; %d points over %.1f s; peak speeds %s '
              'rad/s; wrote %s' % (condition, len(plan.times),
@@ -95,9 +112,39 @@ def run(args):
     return 0
 
 
+def resend(args, progress):
+    """Publish an excitation file as it is; 2 if it cannot be read."""
+    import yaml
+
+    from ..identification.excitation import TrajectoryPlan
+
+    try:
+        with open(args.resend, encoding='utf-8') as stream:
+            plan = TrajectoryPlan.from_dict(yaml.safe_load(stream))
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as \
+            error:
+        print('error: %s is not an excitation file written by excite (%s)'
+              % (args.resend, str(error)[:200]), file=sys.stderr)
+        return 2
+    progress('%s: %d points over %.1f s; waiting for a subscriber on %s...'
+             % (args.resend, len(plan.times), plan.times[-1], args.topic))
+    from ..nodes.trajectory_sender import send_trajectory
+    if not send_trajectory(plan, args.topic, args.timeout):
+        print('error: nothing subscribed to %s within %g s' % (
+            args.topic, args.timeout), file=sys.stderr)
+        return 1
+    progress('sent %d points to %s' % (len(plan.times), args.topic))
+    return 0
+
+
 def add_arguments(parser):
     """Add the options of ``excite``."""
-    add_model_options(parser, 'URDF or .xacro file', flag=False)
+    add_model_options(parser, 'URDF or .xacro file (not with --resend)',
+                      flag=False)
+    # The URDF is optional for --resend (run() asks for it otherwise).
+    for action in parser._actions:
+        if action.dest == 'urdf':
+            action.nargs, action.required, action.default = '?', False, None
     add_options(parser, (
         ('--out', 'excitation.yaml', 'YAML file to write'),
         ('--period', 10.0, 'period of the Fourier series, s'),
@@ -107,11 +154,15 @@ def add_arguments(parser):
         ('--velocity-fraction', 0.8, 'fraction of the URDF velocity limits'),
         ('--acceleration', 4.0, 'acceleration limit, rad/s^2 (or m/s^2)'),
         ('--margin', 0.1, 'distance kept from the position limits'),
-        ('--iterations', 30, 'L-BFGS steps from each start'),
-        ('--restarts', 2, 'random starts of the optimizer'),
+        ('--iterations', DEFAULT_ITERATIONS, 'L-BFGS steps from each start'),
+        ('--restarts', DEFAULT_RESTARTS, 'random starts of the optimizer'),
         ('--seed', 0, 'seed of the random starts'),
         ('--timeout', 10.0, 'seconds to wait for a subscriber'),
         ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),
     ))
     parser.add_argument('--send', action='store_true',
-                        help='publish it as a JointTrajectory')
+                        help='publish it as a JointTrajectory (start '
+                             'recording joint_states before)')
+    parser.add_argument('--resend', metavar='EXCITATION_YAML',
+                        help='publish this excitation file as it is, '
+                             'without optimizing (the URDF is not needed)')

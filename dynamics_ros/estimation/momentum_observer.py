@@ -62,8 +62,20 @@ on noisy measured efforts at the price of a slower rise.
 
 The joints' viscous damping of the model (URDF ``<dynamics damping>``,
 ``model.damping``) is part of the model here, h + D qd (``joint_damping``
-False leaves it out); Coulomb friction is not (its sign at rest is not
-defined by the state): it shows in the residual as an external torque.
+False leaves it out).  Coulomb friction is not, unless ``friction`` (a
+``dynamics.friction.JointFriction``, the identified one) is given: its
+torque at the measured velocity, viscous qd + coulomb tanh(qd / smoothing)
++ offset, is what the motors spend on the joints themselves, so it is
+taken off the measured efforts before the momentum balance.  Without it,
+a real gearbox's Coulomb friction shows in the residual as an external
+torque at every direction reversal.  Near rest the friction is anything
+within +-coulomb (stiction: a function of the velocity cannot say which),
+so while a joint is slower than a few smoothing widths, and for the
+observer's time constant after (the residual's memory of it decays as
+exp(-K t)), that much of its residual is taken as friction: the
+estimate is the residual shrunk towards zero by the allowance
+coulomb (1 - |tanh(qd / smoothing)|), decayed (a dead band, as
+friction-aware collision thresholds do; Haddadin et al. 2017 sec. IV).
 
 Works in the model's coordinates: a MimicModel's independent joints (its
 M and h are the reduced ones), measured efforts of those joints.
@@ -130,12 +142,15 @@ class MomentumObserver:
     ``order``: 1 (the residual) or 2 (the residual filtered once more).
     ``max_gap``: the longest interval between samples integrated, s.
     ``joint_damping``: include the model's viscous joint damping.
+    ``friction``: joint friction (JointFriction) taken off the efforts.
     ``torques`` is the latest estimate; ``reset()`` starts over.
     """
 
     def __init__(self, model, gain=DEFAULT_GAIN, order=1,
-                 max_gap=DEFAULT_MAX_GAP, joint_damping=True):
+                 max_gap=DEFAULT_MAX_GAP, joint_damping=True, friction=None):
         self.model = model
+        self.friction = None if friction is None else friction.select(
+            list(model.joint_names))
         self.damping = np.array(model.damping, dtype=float) \
             if joint_damping and np.any(model.damping) else None
         self.nq = model.nq
@@ -159,6 +174,7 @@ class MomentumObserver:
 
     def reset(self):
         """Forget the past: the next sample starts the integral, r = 0."""
+        self.allowance = np.zeros(self.nq)
         self.previous = None       # (t, qd, M, h, tau) of the last sample
         self.residual = np.zeros(self.nq)
         self.filtered = np.zeros(self.nq)
@@ -168,7 +184,11 @@ class MomentumObserver:
     @property
     def torques(self):
         """Return the external joint torques estimated (model order)."""
-        return (self.residual if self.order == 1 else self.filtered).copy()
+        value = self.residual if self.order == 1 else self.filtered
+        if self.friction is None:
+            return value.copy()
+        return np.sign(value) * np.maximum(np.abs(value) - self.allowance,
+                                           0.0)
 
     @property
     def time(self):
@@ -210,6 +230,13 @@ class MomentumObserver:
             raise ValueError('sample time must be finite, got %r' % t)
         q, qd, tau = self._vectors(q, qd, tau)
         previous = self.previous
+        if self.friction is not None:
+            tau = tau - self.friction.torque(qd)
+            rest = self.friction.coulomb * (1.0 - np.abs(np.tanh(
+                qd / self.friction.smoothing)))
+            decay = 1.0 if previous is None or not t > previous[0] else \
+                np.exp(-self.gain * (t - previous[0]))
+            self.allowance = np.maximum(self.allowance * decay, rest)
         if previous is not None and not t > previous[0]:
             return Estimate(t, self.torques, (
                 'sample at t = %.9f s is not after the previous one (%.9f s):'
@@ -260,12 +287,13 @@ class MomentumObserver:
 
 
 def observe(model, t, q, qd, tau, gain=DEFAULT_GAIN, order=1,
-            max_gap=DEFAULT_MAX_GAP, joint_damping=True):
+            max_gap=DEFAULT_MAX_GAP, joint_damping=True, friction=None):
     """
     Run a MomentumObserver over samples; return the (N, nq) estimates.
 
     ``t`` (N,), ``q``, ``qd``, ``tau`` (N, nq) in model order.
     """
-    observer = MomentumObserver(model, gain, order, max_gap, joint_damping)
+    observer = MomentumObserver(model, gain, order, max_gap, joint_damping,
+                                friction)
     return np.array([observer.update(*sample).torques
                      for sample in zip(t, q, qd, tau)])

@@ -16,7 +16,9 @@
 System identification: inertial parameters and joint friction from data.
 
 ROS-free.  ``base_parameters`` (which combinations the data can see),
-``fit`` (least squares, physically consistent), ``excitation`` (Fourier
-trajectories), ``recording`` (bags and CSV in), ``output`` (URDF, friction
-YAML and report out), ``pipeline`` (all of it, as the CLI runs it).
+``fit`` (least squares, physically consistent as an SDP), ``excitation``
+(Fourier trajectories), ``recording`` (bags and CSV in, checked),
+``chunks`` (normal equations summed chunk by chunk), ``parallel`` (the
+chunks in process or on Dask), ``output`` (URDF, friction YAML and report
+out), ``pipeline`` (the named steps, as the CLI runs them).
 """

@@ -20,31 +20,32 @@ their standard deviations from the residual (Gautier 1990; Swevers et al.
 1997 eq. 20): cov(beta) = sigma^2 (W_b^T W_b)^-1, rows weighted by each
 joint's own residual level (Gautier and Khalil's weighted least squares).
 
-``consistent_fit``: every body's ten parameters kept physical by
-construction, in the log-Cholesky coordinates of Rucker and Wensing (2022),
-"Smooth parameterization of rigid-body inertia" (IEEE RA-L 7(2)), eq. 9:
-the pseudo-inertia
+``ordinary_fit_normal``: the same from per-joint normal equations
+(chunks.Equations), for recordings of any length.
 
-    J = [[Sigma, h], [h^T, m]],  Sigma = tr(Ibar)/2 1 - Ibar  (eq. 3)
+``consistent_fit_normal``: the standard parameters with every body
+physically consistent, least squares plus the URDF as prior, as a
+semidefinite program (Wensing, Kim and Slotine 2017): the pseudo-inertia
 
-is positive definite exactly when the body is physically consistent
-(positive mass, inertia satisfying the triangle inequalities: Wensing,
-Kim and Slotine 2017), and J = U U^T with
+    J = [[Sigma, h], [h^T, m]],  Sigma = tr(Ibar)/2 1 - Ibar
 
-    U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2],
-                 [0, 0, e^d3, t3], [0, 0, 0, 1]]
+is linear in a body's ten parameters and positive semidefinite exactly
+when the body is a physical mass distribution (positive mass, inertia
+satisfying the triangle inequalities).  The problem is convex, so the
+solver (cvxpy, Clarabel) returns the global optimum with a status, not an
+iteration limit.  The prior (the URDF's values with standard deviations)
+makes the unidentifiable directions fall back to it instead of
+wandering: the fit is the maximum a posteriori estimate.
 
-is positive definite for every real theta = (alpha, d, s, t).  So an
-unconstrained least squares over theta (scipy.optimize.least_squares) can
-only return physical bodies.  Friction is bounded below by zero (viscous
-and Coulomb).  A prior (the URDF's values) with standard deviations makes
-the unidentifiable directions fall back to it instead of wandering: the
-fit is then the maximum a posteriori estimate.
+The log-Cholesky map of Rucker and Wensing (2022), "Smooth
+parameterization of rigid-body inertia" (IEEE RA-L 7(2)), eq. 9, J = U U^T
+with U = e^alpha [[e^d1, s12, s13, t1], [0, e^d2, s23, t2], [0, 0, e^d3,
+t3], [0, 0, 0, 1]], stays here (``log_cholesky_to_parameters`` and its
+inverse) for callers that want an unconstrained parameterization.
 """
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 
 from ..dynamics.regressor import inertia_matrix, inertia_vector
 
@@ -188,107 +189,158 @@ def prior_scales(prior, relative=PRIOR_RELATIVE, length=PRIOR_LENGTH):
     return scales.ravel()
 
 
-def compress(W, tau):
+def ordinary_fit_normal(A, b, c, n, base):
     """
-    Return (R, c, rest) with ||W x - tau||^2 = ||R x - c||^2 + rest.
+    Weighted least squares of the base parameters from per-joint sums.
 
-    One QR of [W tau] turns a long data set into p rows, so the nonlinear
-    fit iterates on a p x p problem.
+    ``A`` (nq, p, p), ``b`` (nq, p), ``c``, ``n`` (nq,) as
+    ``chunks.Equations`` holds them; ``base`` the BaseParameters.  The
+    same two passes as ``ordinary_fit`` (unit weights, then each joint's
+    rows weighted by 1 / its residual RMS): a joint's residual sum of
+    squares is c_j - 2 beta^T b_j + beta^T A_j beta, so no row is needed.
     """
-    p = W.shape[1]
-    R = scipy.linalg.qr(np.column_stack((W, tau)), mode='r')[0]
-    R = R[:p + 1]
-    return R[:p, :p], R[:p, p], float(R[p, p] ** 2) if R.shape[0] > p \
-        else 0.0
+    index = base.independent
+    Ab = A[:, index][:, :, index]
+    bb = b[:, index]
+    nq = len(n)
+    counts = np.maximum(n, 1)
+    weights = np.ones(nq)
+    for _ in range(2):
+        beta = solve_normal((Ab * weights[:, None, None] ** 2).sum(axis=0),
+                            (bb * weights[:, None] ** 2).sum(axis=0))
+        squares = residual_squares(Ab, bb, c, beta)
+        sigma = np.sqrt(squares / counts)
+        weights = 1.0 / np.maximum(sigma, 1e-12 * max(sigma.max(), 1e-300))
+    Aw = (Ab * weights[:, None, None] ** 2).sum(axis=0)
+    dof = max(int(n.sum()) - len(index), 1)
+    unit = float(np.sum(residual_squares(Ab, bb, c, beta) * weights ** 2)
+                 / dof)
+    covariance = unit * np.linalg.pinv(Aw)
+    std = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    rms = float(np.sqrt(np.sum(residual_squares(Ab, bb, c, beta))
+                        / max(int(n.sum()), 1)))
+    return Fit(None, beta, std, sigma, rms, {'covariance': covariance,
+                                             'weights': weights})
+
+
+def residual_squares(A, b, c, x):
+    """Return per joint c_j - 2 x^T b_j + x^T A_j x (>= 0)."""
+    return np.maximum(c - 2.0 * b @ x + np.einsum('p,jpq,q->j', x, A, x),
+                      0.0)
+
+
+def solve_normal(A, b):
+    """Solve A x = b, A symmetric PSD, column-scaled (least norm if rank-deficient)."""
+    scale = np.sqrt(np.maximum(np.diag(A), 1e-300))
+    As = A / np.outer(scale, scale)
+    x = scipy.linalg.lstsq(As, b / scale, lapack_driver='gelsd',
+                           cond=1e-13)[0]
+    return x / scale
 
 
 def consistent_fit(W, tau, bodies, prior, sigma=None, prior_weight=1.0,
-                   friction_columns=None, max_evaluations=150,
-                   progress=None):
+                   friction_columns=None, progress=None):
     """
-    Physically consistent parameters: log-Cholesky least squares.
+    Physically consistent parameters of stacked data (see ``consistent_fit_normal``).
 
-    ``W`` (N nq, 10 bodies + f) and ``tau`` stacked; the first 10 bodies
-    columns are inertial, the rest friction (``friction_columns``: indices
-    of those bounded below by 0, viscous and Coulomb).  ``prior`` (10
-    bodies + f,) is the start and, with ``prior_weight`` > 0, the prior
-    mean (standard deviations ``prior_scales`` / sqrt(prior_weight));
-    ``sigma`` (N nq,) weights the rows (1 / torque noise).  Returns the
-    standard parameters.
+    ``W`` (N nq, 10 bodies + f) and ``tau`` stacked; ``sigma`` (N nq,)
+    weights the rows (1 / torque noise).
     """
     W = np.asarray(W, dtype=float)
     tau = np.asarray(tau, dtype=float).ravel()
     if sigma is not None:
         W = W / sigma[:, None]
         tau = tau / sigma
-    inertial = 10 * bodies
-    p = W.shape[1]
-    R, c, _ = compress(W, tau)
+    return consistent_fit_normal(W.T @ W, W.T @ tau, bodies, prior,
+                                 prior_weight, friction_columns, progress)
+
+
+def consistent_fit_normal(A, b, bodies, prior, prior_weight=1.0,
+                          friction_columns=None, progress=None):
+    """
+    Physically consistent parameters: least squares + prior as an SDP.
+
+    Minimizes ||W pi - tau||^2 (given by A = W^T W, b = W^T tau of the
+    weighted rows) plus the prior term sum ((pi - prior) / scale)^2 *
+    ``prior_weight``, subject to every body's pseudo-inertia J(pi_i)
+    being positive semidefinite (Wensing, Kim and Slotine 2017, "Linear
+    matrix inequalities for physically consistent inertial parameter
+    identification", IEEE RA-L 3(1), Theorem 1: J >= 0 exactly when the
+    body is a physical density; J is linear in pi, so this is a linear
+    matrix inequality) and viscous and Coulomb friction
+    (``friction_columns``) >= 0.  Convex: the solver's optimum is the
+    global one, its status the answer's.  Solved by cvxpy with Clarabel
+    (interior point; SCS if Clarabel is absent), in variables scaled by
+    the prior's scales so that the solver sees unit-sized numbers.
+    Returns (parameters, info) with info['status'] the solver's status,
+    info['message'] a sentence for the report and ``solver``.
+    """
+    import cvxpy as cp
+
+    A = np.asarray(A, dtype=float)
+    b = np.asarray(b, dtype=float)
     prior = np.asarray(prior, dtype=float)
+    inertial = 10 * bodies
+    p = len(prior)
     scales = np.concatenate((prior_scales(prior[:inertial]),
                              np.maximum(np.abs(prior[inertial:]), 1.0)))
-    prior_rows = np.sqrt(prior_weight) / scales if prior_weight > 0 else None
-    friction = np.zeros(p - inertial, dtype=bool)
-    if friction_columns is not None:
-        friction[np.asarray(friction_columns, dtype=int) - inertial] = True
-    theta0 = np.concatenate([parameters_to_log_cholesky(prior[10 * b:
-                                                              10 * b + 10])
-                             for b in range(bodies)])
-    phi0 = np.where(friction, np.maximum(prior[inertial:], 0.0),
-                    prior[inertial:])
-    x0 = np.concatenate((theta0, phi0))
-    lower = np.concatenate((np.full(inertial, -np.inf),
-                            np.where(friction, 0.0, -np.inf)))
+    # pi = prior + scales * y: y of order one.
+    As = A * np.outer(scales, scales)
+    bs = scales * (b - A @ prior)
+    # ||W pi - tau||^2 = y^T As y - 2 bs^T y + const: as a sum of squares
+    # of R y - r with As = R^T R (eigenvalues clipped at round-off).
+    values, vectors = np.linalg.eigh(0.5 * (As + As.T))
+    keep = values > max(values.max(), 1e-300) * 1e-13
+    R = np.sqrt(values[keep])[:, None] * vectors[:, keep].T
+    r = (vectors[:, keep].T @ bs) / np.sqrt(values[keep])
+    y = cp.Variable(p)
+    cost = cp.sum_squares(R @ y - r)
+    if prior_weight > 0.0:
+        cost = cost + prior_weight * cp.sum_squares(y)
+    pi = prior + cp.multiply(scales, y)
+    constraints = []
+    for body in range(bodies):
+        constraints.append(pseudo_inertia_expression(
+            pi[10 * body:10 * body + 10]) >> 0)
+    if friction_columns is not None and len(friction_columns):
+        columns = np.asarray(friction_columns, dtype=int)
+        constraints.append(pi[columns] >= 0.0)
+    problem = cp.Problem(cp.Minimize(cost), constraints)
+    solver = 'CLARABEL' if 'CLARABEL' in cp.installed_solvers() else 'SCS'
+    if progress is not None:
+        progress('consistent fit: semidefinite program, %d bodies, %s'
+                 % (bodies, solver))
+    try:
+        problem.solve(solver=solver)
+    except cp.error.SolverError as error:
+        return prior.copy(), {'status': 'solver_error', 'solver': solver,
+                              'message': 'solver %s failed (%s): the URDF '
+                                         'values are kept' % (
+                                             solver, str(error)[:200]),
+                              'converged': False}
+    status = problem.status
+    converged = status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE)
+    if not converged or y.value is None:
+        return prior.copy(), {'status': status, 'solver': solver,
+                              'message': 'not converged (%s, %s): the URDF '
+                                         'values are kept' % (status, solver),
+                              'converged': False}
+    parameters = prior + scales * np.asarray(y.value)
+    return parameters, {
+        'status': status, 'solver': solver, 'converged': True,
+        'iterations': problem.solver_stats.num_iters,
+        'message': 'converged (%s; %s, %s iterations)' % (
+            status, solver, problem.solver_stats.num_iters)}
 
-    def standard(x):
-        pi = np.concatenate([log_cholesky_to_parameters(x[10 * b:10 * b + 10])
-                             for b in range(bodies)])
-        return np.concatenate((pi, x[inertial:]))
 
-    def derivative(x):
-        # d pi / d theta, block-diagonal (10 x 10 per body) by central
-        # differences of the closed form; friction is the identity.
-        D = np.eye(p)
-        for b in range(bodies):
-            block = slice(10 * b, 10 * b + 10)
-            for k in range(10):
-                step = 1e-6 * max(1.0, abs(x[10 * b + k]))
-                up, down = x[block].copy(), x[block].copy()
-                up[k] += step
-                down[k] -= step
-                D[block, 10 * b + k] = (
-                    log_cholesky_to_parameters(up)
-                    - log_cholesky_to_parameters(down)) / (2 * step)
-        return D
+def pseudo_inertia_expression(parameters):
+    """Return J (4, 4) of ten cvxpy parameters (``pseudo_inertia``)."""
+    import cvxpy as cp
 
-    def residual(x):
-        pi = standard(x)
-        r = R @ pi - c
-        if prior_rows is not None:
-            r = np.concatenate((r, prior_rows * (pi - prior)))
-        return r
-
-    def jacobian(x):
-        D = derivative(x)
-        J = R @ D
-        if prior_rows is not None:
-            J = np.vstack((J, prior_rows[:, None] * D))
-        return J
-
-    calls = [0]
-
-    def counted(x):
-        calls[0] += 1
-        if progress is not None and calls[0] % 25 == 0:
-            progress('consistent fit: %d evaluations' % calls[0])
-        return residual(x)
-
-    x0 = np.maximum(x0, lower)
-    result = scipy.optimize.least_squares(
-        counted, x0, jac=jacobian, bounds=(lower, np.inf), method='trf',
-        x_scale='jac', max_nfev=max_evaluations, xtol=1e-10, ftol=1e-10,
-        gtol=1e-8, tr_solver='lsmr')
-    return standard(result.x), {'status': result.status,
-                                'message': result.message,
-                                'evaluations': result.nfev,
-                                'cost': result.cost}
+    m, hx, hy, hz, xx, xy, yy, xz, yz, zz = [
+        parameters[k] for k in range(10)]
+    half = 0.5 * (xx + yy + zz)
+    return cp.bmat([[half - xx, -xy, -xz, hx],
+                    [-xy, half - yy, -yz, hy],
+                    [-xz, -yz, half - zz, hz],
+                    [hx, hy, hz, m]])

@@ -183,18 +183,23 @@ def plot_joints(result, folder, prefix='torque_'):
     validation = result.validation
     paths = []
     for i, joint in enumerate(validation.joint_names):
-        figure, axes = plt.subplots(figsize=(8, 3.2))
+        figure, axes = plt.subplots(figsize=(9, 3.4))
         t = validation.t - validation.t[0]
-        axes.plot(t, validation.raw_effort[:, i], color='0.6', lw=0.8,
-                  label='measured')
-        axes.plot(t, validation.predicted[:, i], color='C0', lw=1.4,
-                  label='identified (RMS %.3g)' % result.rms[i])
+        # The fit under, the measured trace on top (dots: it is noisy and
+        # the fit would hide a line), the legend outside the axes.
         axes.plot(t, validation.nominal_predicted[:, i], color='C3', lw=1.0,
-                  ls='--', label='URDF (RMS %.3g)' % result.nominal_rms[i])
+                  ls='--', label='URDF (RMS %.3g)' % result.nominal_rms[i],
+                  zorder=1)
+        axes.plot(t, validation.predicted[:, i], color='C0', lw=1.2,
+                  label='identified (RMS %.3g)' % result.rms[i], zorder=2)
+        axes.plot(t, validation.raw_effort[:, i], ls='none', marker='.',
+                  ms=2.0, color='black', alpha=0.6, label='measured',
+                  zorder=3)
         axes.set_xlabel('held-out time (s)')
         axes.set_ylabel('torque (N m)')
         axes.set_title(joint)
-        axes.legend(loc='upper right', fontsize=8)
+        axes.legend(loc='upper left', bbox_to_anchor=(1.01, 1.0),
+                    fontsize=8, frameon=False)
         figure.tight_layout()
         path = os.path.join(folder, '%s%s.png' % (prefix, re.sub(
             r'[^A-Za-z0-9_.-]', '_', joint)))
@@ -207,12 +212,13 @@ def plot_joints(result, folder, prefix='torque_'):
 def report_text(result, model, plots=(), notes=(), source='data'):
     """Return the markdown report of an Identification."""
     lines = ['# Identification of %r' % model.name, '',
-             '- data: %s; %d held-out samples at %.4g Hz' % (
-                 source, len(result.validation.t), result.validation.rate),
+             '- data: %s; %d held-out rows per joint' % (
+                 source, int(result.equations.nv.max())),
              '- %d base parameters of %d standard ones; condition number of '
              'the column-scaled base regressor %.4g' % (
                  result.base.rank, len(result.base.names), result.condition),
-             '- physically consistent fit: %s' % result.info.get('message'),
+             '- physically consistent fit (semidefinite program): %s'
+             % result.info.get('message'),
              '', '## Held-out torque prediction (RMS, N m)', '',
              '| joint | identified | URDF |', '|---|---|---|']
     for joint, rms, nominal in zip(model.joint_names, result.rms,
@@ -246,6 +252,25 @@ def report_text(result, model, plots=(), notes=(), source='data'):
         for joint, terms in result.friction.items():
             lines.append('| %s | %.4g | %.4g | %.4g |' % (
                 joint, terms['viscous'], terms['coulomb'], terms['offset']))
+    selection = getattr(result, 'selection', None)
+    if selection:
+        lines += ['', '## Training rows left out', '',
+                  'Coulomb friction is fitted as tanh(qd / %g); rows where '
+                  'a joint is slower than the speed below, or where its '
+                  'velocity changes sign, and the %d rows either side of '
+                  'them (the filter spreads the friction step over that '
+                  "time), are left out of that joint's equations." % (
+                      result.smoothing, selection['near']), '',
+                  '| joint | speed below (rad/s) | kept | slow | reversals '
+                  '| left out in all | held-out moving |',
+                  '|---|---|---|---|---|---|---|']
+        for j, joint in enumerate(model.joint_names):
+            lines.append('| %s | %.3g | %d | %d | %d | %d | %.0f %% |' % (
+                joint, selection['min_speed'][j], selection['kept'][j],
+                selection['slow'][j], selection['reversal'][j],
+                selection['dropped'][j],
+                100 * selection['held_out_moving'][j]))
+    notes = list(getattr(result, 'notes', [])) + list(notes)
     if notes:
         lines += ['', '## Notes', ''] + ['- %s' % note for note in notes]
     if plots:
@@ -265,6 +290,8 @@ def write_outputs(result, model, urdf_source_text, urdf_path,
     text, notes = write_urdf(urdf_source_text, model,
                              result.nominal[:10 * model.nq],
                              result.parameters[:10 * model.nq])
+    folder = os.path.dirname(os.path.abspath(urdf_path))
+    os.makedirs(folder, exist_ok=True)
     with open(urdf_path, 'w', encoding='utf-8') as stream:
         stream.write(text)
     if friction_path is not None and result.friction:

@@ -13,45 +13,137 @@
 # limitations under the License.
 
 """
-Identification from a recording to parameters, as the CLI runs it.
+Identification from recordings to parameters, as named steps.
 
-Steps: filter the recording (``recording.filtered_states``), hold out its
-last part for validation, build the regressor of the rest with friction
-columns, check the excitation, fit the base parameters by weighted least
-squares (their standard deviations) and the standard parameters
-physically consistently with the URDF as prior (``fit``), then predict
-the held-out torques with the identified and with the nominal model.
+``identify`` runs them over one ``Identification`` (a dataclass each step
+fills its part of):
+
+1. ``prepare``: survey each recording (times, spans, non-finite samples
+   and glitches counted and left out, noise level) and plan its jobs
+   (filter edges, decimation, the held-out end, the speed below which
+   friction is not trusted: chunks.py);
+2. ``regress``: per job, filter, differentiate, build the regressor with
+   friction columns and sum the per-joint normal equations, training and
+   held-out rows apart (in process or on Dask workers: parallel.py);
+3. ``fit``: check the excitation, weighted least squares of the base
+   parameters (their standard deviations), then the physically consistent
+   standard parameters with the URDF as prior (an SDP: fit.py);
+4. ``validate``: held-out torque RMS of the identified and the URDF model
+   from the held-out sums; traces of the first held-out samples for the
+   report;
+5. ``write`` (``output.write_outputs``): URDF, friction YAML, report.
+
+A model's armature (rotor inertia reflected to the joint) is taken as
+known: its torque is taken off the efforts before the fit.
+
+Rows where the friction model tanh(qd / smoothing) cannot be trusted are
+left out by default (``min_speed`` None): below max(3 smoothing widths,
+5 velocity-noise levels) and where the velocity changes sign, with the
+rows within a cut-off period of them (the parallel filter spreads the
+friction step over that time), counted per joint in ``selection``.
 """
+
+from dataclasses import dataclass, field
+import time
 
 import numpy as np
 
-from .base_parameters import identification_regressor, model_base_parameters
-from .fit import consistent_fit, ordinary_fit
-from .recording import filtered_states
+from . import chunks
+from .base_parameters import model_base_parameters
+from .fit import consistent_fit_normal, ordinary_fit_normal
+from .recording import CHUNK_SAMPLES, DEFAULT_CUTOFF, DEFAULT_TOPIC, \
+    Recording, recording_chunks, States
 from ..dynamics.friction import DEFAULT_SMOOTHING, FRICTION_TERMS
 from ..dynamics.regressor import inertial_parameters, with_parameters
 from ..errors import IdentificationError
+from ..model.robot_model import RobotModel
 
 # Above this condition number of the column-scaled base regressor, the data
 # cannot tell some base parameters apart.
 MAX_CONDITION = 1e5
 DEFAULT_HOLDOUT = 0.25
+# Decimated samples of held-out traces kept for the report's plots.
+PLOT_SAMPLES = 3000
+# Held-out data with fewer moving rows than this fraction is mostly rest.
+MOSTLY_AT_REST = 0.5
 
 
+@dataclass
+class Settings:
+    """
+    The options of an identification.
+
+    ``min_speed`` None: decided from the data (module docstring); a
+    number: that speed for every joint (0: keep every row).
+    ``chunk_seconds``: recording time per job; ``workers`` None: in
+    process below ``parallel.MIN_PARALLEL_JOBS`` jobs, else a local Dask
+    cluster of that many processes (0: in process always);
+    ``scheduler``: a Dask scheduler address to use instead.
+    """
+
+    friction: bool = True
+    prior_weight: float = 1.0
+    holdout: float = DEFAULT_HOLDOUT
+    cutoff: float = DEFAULT_CUTOFF
+    decimate: int = None
+    smoothing: float = DEFAULT_SMOOTHING
+    min_speed: float = None
+    chunk_seconds: float = 120.0
+    workers: int = None
+    scheduler: str = None
+    topic: str = DEFAULT_TOPIC
+
+
+@dataclass
 class Identification:
     """
-    Everything an identification found.
+    Everything an identification found, step by step.
 
-    ``model``: the identified RobotModel; ``parameters``: the standard
-    parameters (10 per body, then viscous, Coulomb, offset per joint);
-    ``nominal``: the URDF's; ``friction``: {joint: {term: value}};
-    ``base``: the BaseParameters, ``base_nominal``, ``base_identified``,
-    ``base_std``; ``rms``, ``nominal_rms`` (per joint) and ``total_rms``,
-    ``nominal_total_rms``: held-out torque prediction error against the
-    measured efforts; ``validation``: the held-out States with
-    ``predicted`` and ``nominal_predicted`` torques; ``condition``:
-    condition number of the column-scaled base regressor.
+    prepare: ``model``, ``settings``, ``plans`` (one per recording);
+    regress: ``equations`` (chunks.Equations, summed in job order);
+    fit: ``base`` (BaseParameters), ``condition``, ``ordinary`` (least
+    squares: ``base_least_squares``, ``base_std``), ``parameters`` (10 per
+    body, then viscous, Coulomb, offset per joint), ``nominal`` (the
+    URDF's), ``friction`` {joint: {term: value}}, ``info`` (the solver:
+    'status', 'message', 'converged'), ``base_nominal``,
+    ``base_identified``; validate: ``rms``, ``nominal_rms`` (per joint),
+    ``total_rms``, ``nominal_total_rms``, ``validation`` (States of the
+    first held-out samples with ``predicted`` and ``nominal_predicted``),
+    ``selection`` (rows left out and why), ``notes``.
     """
+
+    model: object
+    settings: Settings
+    sources: list = field(default_factory=list)
+    plans: list = field(default_factory=list)
+    equations: object = None
+    names: list = None
+    base: object = None
+    condition: float = None
+    ordinary: object = None
+    parameters: np.ndarray = None
+    nominal: np.ndarray = None
+    friction: dict = field(default_factory=dict)
+    smoothing: float = DEFAULT_SMOOTHING
+    info: dict = field(default_factory=dict)
+    base_nominal: np.ndarray = None
+    base_identified: np.ndarray = None
+    base_least_squares: np.ndarray = None
+    base_std: np.ndarray = None
+    rms: np.ndarray = None
+    nominal_rms: np.ndarray = None
+    total_rms: float = None
+    nominal_total_rms: float = None
+    validation: States = None
+    selection: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    model_identified: object = None
+
+    @property
+    def source(self):
+        """Return the recordings' names, for messages."""
+        return ', '.join(plan.survey.source for plan in self.plans) or \
+            ', '.join(name for name, _ in self.sources)
 
 
 def scaled_condition(W):
@@ -62,19 +154,38 @@ def scaled_condition(W):
     return float(values[0] / max(values[-1], 1e-300)), values, scaled
 
 
-def check_excitation(W_base, base, source, limit=MAX_CONDITION):
+def normal_condition(A):
+    """
+    Return (cond(W D), eigenvalues, eigenvectors) from A = W^T W.
+
+    D scales W's columns to unit norm: D A D has unit diagonal; its
+    eigenvalues are the squared singular values of W D.
+    """
+    scale = np.sqrt(np.diag(A))
+    scaled = A / np.outer(np.where(scale > 0, scale, 1.0),
+                          np.where(scale > 0, scale, 1.0))
+    values, vectors = np.linalg.eigh(scaled)
+    values = np.maximum(values, 0.0)
+    return float(np.sqrt(values[-1] / max(values[0], 1e-300))), values, \
+        vectors
+
+
+def check_excitation(A_base, base, source, limit=MAX_CONDITION):
     """
     Refuse data that cannot see some base parameters: name them.
 
-    The right singular vectors of the smallest singular values of the
-    column-scaled base regressor are the combinations the data does not
-    excite; the base parameters with the largest share in them are named.
+    ``A_base`` = W_b^T W_b.  The eigenvectors of its smallest eigenvalues
+    (column-scaled) are the combinations the data does not excite; the
+    base parameters with the largest share in them are named.
     """
-    condition, values, scaled = scaled_condition(W_base)
+    if not np.all(np.isfinite(A_base)):
+        raise IdentificationError('%s: the regressor is not finite (the '
+                                  'recording holds values out of range)'
+                                  % source)
+    condition, values, vectors = normal_condition(A_base)
     if condition <= limit:
         return condition
-    _, values, vt = np.linalg.svd(scaled, full_matrices=False)
-    weak = vt[values < values[0] / limit]
+    weak = vectors[:, values < values[-1] / limit ** 2].T
     share = np.max(np.abs(weak), axis=0)
     worst = np.argsort(share)[::-1][:max(3, len(weak))]
     raise IdentificationError(
@@ -89,16 +200,14 @@ def sliding_rows(states, min_speed):
     """
     Return (N, nq) True where a joint kept at least ``min_speed``.
 
-    False within a cut-off period (the filter's reach) of a slower sample.
+    False within a cut-off period (the filter's reach) of a slower sample
+    or of a change of sign of the velocity.
     """
-    slow = np.abs(states.qd) < min_speed
-    if min_speed <= 0.0 or not slow.any():
-        return ~slow
-    reach = max(states.edge // 3, 1)
-    kernel = np.ones(2 * reach + 1)
-    near = np.column_stack([np.convolve(slow[:, j], kernel, mode='same')
-                            for j in range(slow.shape[1])])
-    return near == 0
+    if np.all(np.asarray(min_speed) <= 0.0):
+        return np.ones(states.qd.shape, dtype=bool)
+    _, _, dropped = chunks.slow_rows(states.qd, min_speed,
+                                     max(states.edge // 3, 1))
+    return ~dropped
 
 
 def nominal_parameters(model, smoothing=DEFAULT_SMOOTHING):
@@ -108,105 +217,299 @@ def nominal_parameters(model, smoothing=DEFAULT_SMOOTHING):
     return np.concatenate((inertial_parameters(model), friction.ravel()))
 
 
-def identify(model, recording, friction=True, prior_weight=1.0,
-             holdout=DEFAULT_HOLDOUT, cutoff=5.0, decimate=None,
-             smoothing=DEFAULT_SMOOTHING, min_speed=0.0, progress=None):
+def as_sources(recordings, joint_names, topic):
     """
-    Identify ``model``'s inertias (and joint friction) from ``recording``.
+    Return [(name, chunk factory)] of Recordings, paths and streams.
 
-    ``holdout``: the fraction at the end kept for validation;
-    ``decimate``: keep every k-th filtered sample (default: about 20 per
-    cut-off period; neighbours at 1 kHz add rows, not information);
-    ``prior_weight`` 0 fits without the URDF prior.  ``min_speed``
-    (rad/s or m/s): a joint's equations within a cut-off period of a
-    speed below it are left out of the fit (a joint that sticks takes any
-    friction torque up to its Coulomb level, which no function of the
-    velocity predicts).  Returns an Identification.
+    A stream has ``source`` (its name) and ``chunks()``, a new iterator of
+    Recordings (``joint_names`` order, time order) at every call.
     """
-    say = progress or (lambda text: None)
-    if model.__class__.__name__ != 'RobotModel':
+    if isinstance(recordings, (Recording, str)) or hasattr(
+            recordings, '__fspath__') or hasattr(recordings, 'chunks'):
+        recordings = [recordings]
+    sources = []
+    for item in recordings:
+        if hasattr(item, 'chunks') and hasattr(item, 'source'):
+            # A stream: anything with ``chunks()`` yielding Recordings in
+            # time order (a generated recording, a custom reader).
+            sources.append((item.source, item.chunks))
+        elif isinstance(item, Recording):
+            selected = item.select(joint_names)
+            sources.append((item.source, lambda r=selected: chunks.chunked(
+                r, CHUNK_SAMPLES)))
+        else:
+            path = str(item)
+            sources.append((path, lambda p=path: recording_chunks(
+                p, joint_names, topic)))
+    if not sources:
+        raise IdentificationError('no recording given')
+    return sources
+
+
+def prepare(model, recordings, settings=None, say=None):
+    """Step 1: survey and plan every recording; return the Identification."""
+    say = say or (lambda text: None)
+    settings = settings or Settings()
+    if not isinstance(model, RobotModel):
         raise IdentificationError('identification needs a plain model '
                                   '(no mimic joints or flexible links), got '
                                   '%s' % type(model).__name__)
-    recording = recording.select(model.joint_names)
-    states = filtered_states(recording, cutoff=cutoff, decimate=decimate)
-    say('%s: %d samples at %.4g Hz, %d kept after filtering' % (
-        recording.source, len(recording), states.rate, len(states.t)))
-    split = int(round(len(states.t) * (1.0 - holdout)))
-    train, validation = states.part(slice(0, split)), states.part(
-        slice(split, None))
-    if len(validation.t) == 0:
-        raise IdentificationError('%s: nothing left for validation'
-                                  % recording.source)
+    result = Identification(model=model, settings=settings,
+                            smoothing=settings.smoothing)
+    result.sources = as_sources(recordings, model.joint_names,
+                                settings.topic)
+    for name, factory in result.sources:
+        found = chunks.survey(name, reporting(factory(), name, say))
+        found.source = found.source if isinstance(found.source, str) \
+            else name
+        plan = chunks.plan(found, model, settings.cutoff, settings.decimate,
+                           settings.holdout, settings.smoothing,
+                           settings.min_speed, settings.chunk_seconds,
+                           settings.friction)
+        say('%s: %d samples at %.4g Hz over %.1f s; %d jobs' % (
+            found.source, found.samples, plan.rate,
+            found.end - found.start, len(plan.jobs)))
+        result.plans.append(plan)
+    return result
+
+
+def reporting(chunk_iterator, name, say, every=2.0):
+    """Yield the chunks, saying how far the reading got every few seconds."""
+    started = last = time.monotonic()
+    count = 0
+    for chunk in chunk_iterator:
+        count += len(chunk)
+        now = time.monotonic()
+        if now - last > every:
+            last = now
+            say('%s: read %d samples (%.0f s)' % (name, count,
+                                                  now - started))
+        yield chunk
+
+
+def jobs_of(result):
+    """Yield every job of every recording (reads each a second time)."""
+    settings = result.settings
+    for (name, factory), plan in zip(result.sources, result.plans):
+        found = plan.survey
+        if found.cache is not None:
+            raw = iter(found.cache)
+        else:
+            raw = ordered(factory())
+        keep = PLOT_SAMPLES if plan is result.plans[0] else 0
+        for d0, d1, r0, q, e in chunks.windows(plan, raw):
+            yield chunks.Job(result.model, settings.friction,
+                             settings.smoothing, plan, d0, d1, r0, q, e,
+                             keep)
+
+
+def ordered(chunk_iterator):
+    """Yield the finite, time-ordered samples of chunks (the survey's rule)."""
+    last = -np.inf
+    for chunk in chunk_iterator:
+        t, q, e = chunk.times, chunk.positions, chunk.efforts
+        finite = np.isfinite(t) & np.all(np.isfinite(q), axis=1) & np.all(
+            np.isfinite(e), axis=1)
+        ordered_rows = finite & (t > last)
+        ordered_rows &= np.concatenate(([True], np.diff(np.where(
+            finite, t, -1e308)) > 0.0)) | ~finite
+        if ordered_rows.any():
+            last = t[ordered_rows][-1]
+            yield Chunk(t[ordered_rows], q[ordered_rows], e[ordered_rows])
+
+
+class Chunk(tuple):
+    """(t, q, e) of ordered samples."""
+
+    def __new__(cls, t, q, e):
+        """Hold the arrays."""
+        return super().__new__(cls, (t, q, e))
+
+
+def regress(result, say=None):
+    """Step 2: the normal equations of every job, summed in job order."""
+    from .parallel import run_jobs
+
+    say = say or (lambda text: None)
+    total = sum(len(plan.jobs) for plan in result.plans)
+    started = time.monotonic()
+    last = [started]
+
+    def done(index):
+        now = time.monotonic()
+        if now - last[0] > 2.0 or (index + 1 == total and now - started
+                                   > 2.0):
+            last[0] = now
+            say('regressor: %d/%d jobs (%.0f %%)' % (
+                index + 1, total, 100.0 * (index + 1) / total))
+
+    settings = result.settings
+    equations = run_jobs(jobs_of(result), total, workers=settings.workers,
+                         scheduler=settings.scheduler, done=done, say=say)
+    result.equations = equations
+    for plan in result.plans:
+        found = plan.survey
+        if found.outliers or found.nonfinite or found.out_of_order:
+            result.notes.append(
+                '%s: left out %d non-finite samples, %d out of time order '
+                'and %d outliers (efforts or positions beyond 10x the '
+                'central 99 %% range: glitches)' % (
+                    found.source, found.nonfinite, found.out_of_order,
+                    found.outliers))
+        bad = found.outliers + found.nonfinite + found.out_of_order
+        if bad > chunks.MAX_BAD_FRACTION * found.samples:
+            raise IdentificationError(
+                '%s: %d of %d samples are non-finite, out of order or '
+                'outliers: not a usable recording' % (
+                    found.source, bad, found.samples))
+    return result
+
+
+def fit(result, say=None):
+    """Step 3: least squares of the base parameters, then the SDP."""
+    say = say or (lambda text: None)
+    model, settings, equations = result.model, result.settings, \
+        result.equations
+    source = result.source
+    empty = [name for name, count in zip(model.joint_names, equations.n)
+             if count == 0]
+    if empty:
+        raise IdentificationError(
+            '%s: no training rows left for joints %s: %d rows slower than '
+            '%s rad/s or at velocity reversals (and their neighbours) were '
+            'left out; drive the joints faster or set --min-speed' % (
+                source, ', '.join(empty), int(equations.near.sum()),
+                np.array2string(result.plans[0].min_speed, precision=3)))
     say('base parameters of %r...' % model.name)
-    base = model_base_parameters(model, friction=friction)
-    W, names = identification_regressor(model, train.q, train.qd, train.qdd,
-                                        friction=friction,
-                                        smoothing=smoothing)
-    # Parallel filtering (Gautier 1997): each regressor column through the
-    # filter the efforts went through, so that what the filter did to the
-    # measured torques (a Coulomb step smoothed over the cut-off's time
-    # scale) it does to the model's too; then the filter's edges go.
-    samples = len(train.t)
-    W = train.filter(W.reshape(samples, -1)).reshape(samples, model.nq, -1)
-    cut = slice(train.edge, samples - train.edge)
-    keep = sliding_rows(train, min_speed)[cut].ravel()
-    W = W[cut].reshape(-1, len(names))[keep]
-    tau = train.effort[cut].ravel()[keep]
-    if len(tau) == 0:
-        raise IdentificationError('%s is too short to identify from'
-                                  % recording.source)
-    W_base = base.regressor(W)
-    # The joint of each row left, for per-joint noise levels.
-    joints = np.tile(np.arange(model.nq), (samples, 1))[cut].ravel()[keep]
-    condition = check_excitation(W_base, base, recording.source)
+    base = model_base_parameters(model, friction=settings.friction)
+    result.base, result.names = base, base.names
+    index = base.independent
+    A_total = equations.A.sum(axis=0)
+    result.condition = check_excitation(A_total[np.ix_(index, index)], base,
+                                        source)
     say('%d base parameters of %d, condition number %.4g' % (
-        base.rank, len(names), condition))
-    ordinary = ordinary_fit(W_base, tau, model.nq, joints=joints)
+        base.rank, len(base.names), result.condition))
+    ordinary = ordinary_fit_normal(equations.A, equations.b, equations.c,
+                                   equations.n, base)
+    result.ordinary = ordinary
     say('least squares: residual RMS %s' % np.array2string(
         ordinary.sigma, precision=3))
-    nominal = nominal_parameters(model, smoothing)
-    prior = nominal if friction else nominal[:10 * model.nq]
-    friction_columns = [k for k, name in enumerate(names)
+    nominal = nominal_parameters(model, settings.smoothing)
+    prior = nominal if settings.friction else nominal[:10 * model.nq]
+    friction_columns = [k for k, name in enumerate(base.names)
                         if name.endswith(('.viscous', '.coulomb'))]
-    sigma = np.maximum(ordinary.sigma, 1e-9)[joints]
+    # Rows weighted by 1 / each joint's residual level.
+    weights = 1.0 / np.maximum(ordinary.sigma, 1e-9) ** 2
+    A = np.einsum('j,jpq->pq', weights, equations.A)
+    b = np.einsum('j,jp->p', weights, equations.b)
     say('physically consistent fit...')
-    parameters, info = consistent_fit(
-        W, tau, model.nq, prior, sigma=sigma, prior_weight=prior_weight,
+    parameters, info = consistent_fit_normal(
+        A, b, model.nq, prior, prior_weight=settings.prior_weight,
         friction_columns=friction_columns, progress=say)
-    say('consistent fit: %s after %d evaluations' % (
-        info['message'], info['evaluations']))
-    result = Identification()
-    result.parameters = parameters
-    result.nominal = prior
-    result.names = names
-    result.model = with_parameters(model, parameters[:10 * model.nq])
-    result.friction = {}
-    if friction:
+    say('consistent fit: %s' % info['message'])
+    result.parameters, result.nominal, result.info = parameters, prior, info
+    result.model_identified = with_parameters(model,
+                                              parameters[:10 * model.nq])
+    if settings.friction:
         values = parameters[10 * model.nq:].reshape(model.nq, 3)
         result.friction = {joint: dict(zip(FRICTION_TERMS, map(float, row)))
                            for joint, row in zip(model.joint_names, values)}
-    result.smoothing = smoothing
-    result.base = base
     result.base_nominal = base.values(prior)
     result.base_identified = base.values(parameters)
     result.base_least_squares = ordinary.base
     result.base_std = ordinary.base_std
-    result.condition = condition
-    result.info = info
-    W_validation, _ = identification_regressor(
-        model, validation.q, validation.qd, validation.qdd,
-        friction=friction, smoothing=smoothing)
-    rows = (len(validation.t), model.nq)
-    validation.predicted = (W_validation @ parameters).reshape(rows)
-    validation.nominal_predicted = (W_validation @ prior).reshape(rows)
-    result.validation = validation
-    error = validation.predicted - validation.raw_effort
-    nominal_error = validation.nominal_predicted - validation.raw_effort
-    result.rms = np.sqrt(np.mean(error ** 2, axis=0))
-    result.nominal_rms = np.sqrt(np.mean(nominal_error ** 2, axis=0))
-    result.total_rms = float(np.sqrt(np.mean(error ** 2)))
-    result.nominal_total_rms = float(np.sqrt(np.mean(nominal_error ** 2)))
+    return result
+
+
+def held_out_rms(equations, x):
+    """Return the per-joint RMS of W x - tau over the held-out sums."""
+    squares = np.maximum(equations.cv - 2.0 * equations.bv @ x + np.einsum(
+        'p,jpq,q->j', x, equations.Av, x), 0.0)
+    return np.sqrt(squares / np.maximum(equations.nv, 1)), squares
+
+
+def validate(result, say=None):
+    """Step 4: held-out torque RMS, traces for the report, row counts."""
+    say = say or (lambda text: None)
+    model, equations = result.model, result.equations
+    if equations.nv.sum() == 0:
+        raise IdentificationError('%s: nothing left for validation'
+                                  % result.source)
+    result.rms, squares = held_out_rms(equations, result.parameters)
+    result.nominal_rms, nominal_squares = held_out_rms(equations,
+                                                       result.nominal)
+    count = max(int(equations.nv.sum()), 1)
+    result.total_rms = float(np.sqrt(squares.sum() / count))
+    result.nominal_total_rms = float(np.sqrt(nominal_squares.sum() / count))
+    moving = equations.moving / np.maximum(equations.nv, 1)
+    plan = result.plans[0]
+    result.selection = {
+        'min_speed': plan.min_speed, 'near': plan.near,
+        'kept': equations.n, 'slow': equations.slow,
+        'reversal': equations.reversal, 'dropped': equations.near,
+        'held_out_moving': moving}
+    dropped = int(equations.near.sum())
+    total = dropped + int(equations.n.sum())
+    say('training rows: kept %d, left out %d (%.0f %%): %d below %s rad/s, '
+        '%d at a velocity reversal, the rest within %d samples of those'
+        % (int(equations.n.sum()), dropped, 100.0 * dropped / max(total, 1),
+           int(equations.slow.sum()), np.array2string(
+               plan.min_speed, precision=3), int(equations.reversal.sum()),
+           plan.near))
+    resting = [j for j, share in zip(model.joint_names, moving)
+               if share < MOSTLY_AT_REST]
+    if resting:
+        result.notes.append(
+            'held-out data is mostly at rest for joints %s (moving in %s '
+            'of its samples): its RMS says little about the dynamics' % (
+                ', '.join(resting), ', '.join(
+                    '%.0f %%' % (100 * share) for share in moving
+                    if share < MOSTLY_AT_REST)))
+    samples = equations.samples
+    if samples:
+        t, q, qd, qdd, raw = (np.concatenate(parts) for parts in
+                              zip(*samples))
+        validation = States(model.joint_names, t, q, qd, qdd, raw, raw,
+                            plan.rate / plan.decimate)
+        from .base_parameters import identification_regressor
+        W, _ = identification_regressor(
+            model, q, qd, qdd, friction=result.settings.friction,
+            smoothing=result.settings.smoothing)
+        rows = (len(t), model.nq)
+        rotor = model.armature * qdd
+        validation.predicted = (W @ result.parameters).reshape(rows) + rotor
+        validation.nominal_predicted = (W @ result.nominal).reshape(rows) \
+            + rotor
+        result.validation = validation
     say('held-out torque RMS: identified %.4g N m, nominal URDF %.4g N m'
         % (result.total_rms, result.nominal_total_rms))
     return result
+
+
+def identify(model, recording, friction=True, prior_weight=1.0,
+             holdout=DEFAULT_HOLDOUT, cutoff=DEFAULT_CUTOFF, decimate=None,
+             smoothing=DEFAULT_SMOOTHING, min_speed=None, progress=None,
+             chunk_seconds=120.0, workers=None, scheduler=None,
+             topic=DEFAULT_TOPIC):
+    """
+    Identify ``model``'s inertias (and joint friction) from recordings.
+
+    ``recording``: a Recording, a bag or CSV path, or a list of them (one
+    arm recorded several times, or a fleet of the same model: one model
+    is fitted to all).  ``holdout``: the fraction at the end of each kept
+    for validation; ``decimate``: keep every k-th filtered sample
+    (default: about 20 per cut-off period); ``prior_weight`` 0 fits
+    without the URDF prior; ``min_speed``: None decides from the data
+    which rows friction cannot be trusted on (module docstring), a number
+    sets it (0: every row).  Returns an Identification.
+    """
+    settings = Settings(friction=friction, prior_weight=prior_weight,
+                        holdout=holdout, cutoff=cutoff, decimate=decimate,
+                        smoothing=smoothing, min_speed=min_speed,
+                        chunk_seconds=chunk_seconds, workers=workers,
+                        scheduler=scheduler, topic=topic)
+    say = progress or (lambda text: None)
+    result = prepare(model, recording, settings, say)
+    regress(result, say)
+    fit(result, say)
+    return validate(result, say)

@@ -32,6 +32,7 @@ same attenuation near the cut-off ("parallel filtering", Swevers et al.
 
 import csv
 import os
+import stat
 
 import numpy as np
 import scipy.signal
@@ -45,6 +46,13 @@ FILTER_ORDER = 4
 MINIMUM_SAMPLES = 200
 MINIMUM_DURATION = 2.0       # s
 MOTIONLESS = 1e-3            # rad (or m): a joint moving less never moved
+# Largest recording file read (a bag of a day at 1 kHz of a 7-joint arm is
+# about 20 GB; a CSV is read whole, so its cap is lower): what is larger is
+# not a recording, or is read by splitting it (several bags).
+MAX_BAG_BYTES = 64 * 2 ** 30
+MAX_CSV_BYTES = 2 * 2 ** 30
+# Messages per chunk read from a bag or CSV (memory stays bounded).
+CHUNK_SAMPLES = 50000
 
 
 class Recording:
@@ -94,6 +102,43 @@ class Recording:
                          else self.velocities[rows], self.source)
 
 
+def checked_path(path, kind, cap):
+    """
+    Refuse what is not a recording before opening it (IdentificationError).
+
+    ``os.stat`` first, never ``open``: a FIFO would block the reader, a
+    character device such as /dev/zero never ends.  A bag may be a folder
+    (its files are checked by the same rule) or a regular file; a CSV is a
+    regular file.  Files larger than ``cap`` bytes are refused.
+    """
+    source = '%s %r' % (kind, os.path.basename(os.path.normpath(str(path))))
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise IdentificationError('%s: %s' % (
+            source, error.strerror or 'cannot be read'))
+    if stat.S_ISDIR(status.st_mode) and kind == 'bag':
+        size = 0
+        for name in os.listdir(path):
+            inner = os.stat(os.path.join(path, name))
+            if not (stat.S_ISREG(inner.st_mode) or stat.S_ISDIR(
+                    inner.st_mode)):
+                raise IdentificationError(
+                    '%s: %r in it is not a regular file' % (source, name))
+            size += inner.st_size
+    elif stat.S_ISREG(status.st_mode):
+        size = status.st_size
+    else:
+        raise IdentificationError(
+            '%s is not a regular file%s (a FIFO, device or socket is not a '
+            'recording)' % (source, ' or folder' if kind == 'bag' else ''))
+    if size > cap:
+        raise IdentificationError('%s is %.3g GB, more than the %.3g GB a '
+                                  'recording may be (split it into several)'
+                                  % (source, size / 2 ** 30, cap / 2 ** 30))
+    return source
+
+
 def message_time(message, timestamp):
     """Return the header stamp in s, or the bag's receive time if unset."""
     stamp = message.header.stamp
@@ -111,14 +156,34 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
     publish joints in groups are merged by their stamps first); errors
     name a missing topic, missing joints and missing efforts.
     """
+    return joined(list(bag_chunks(path, joint_names, topic, None)))
+
+
+def joined(chunks):
+    """Return one Recording of consecutive chunks."""
+    first = chunks[0]
+    return Recording(first.joint_names,
+                     np.concatenate([c.times for c in chunks]),
+                     np.concatenate([c.positions for c in chunks]),
+                     np.concatenate([c.efforts for c in chunks]),
+                     source=first.source)
+
+
+def bag_chunks(path, joint_names=None, topic=DEFAULT_TOPIC,
+               size=CHUNK_SAMPLES):
+    """
+    Yield the bag's samples as Recordings of about ``size`` samples each.
+
+    ``size`` None: one Recording of everything.  Samples are those of
+    ``read_bag``; messages that share a stamp are merged (a stamp split
+    across a chunk boundary keeps its joints only if one part has all).
+    """
     from pathlib import Path
 
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import get_typestore, Stores
 
-    source = 'bag %r' % os.path.basename(os.path.normpath(str(path)))
-    if not os.path.exists(path):
-        raise IdentificationError('%s: no such file or folder' % source)
+    source = checked_path(path, 'bag', MAX_BAG_BYTES)
     wanted = topic if topic.startswith('/') else '/' + topic
     try:
         reader = AnyReader([Path(path)],
@@ -140,9 +205,15 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
             raise IdentificationError('%s: topic %r is %s, not %s' % (
                 source, wanted, connections[0].msgtype, JOINT_STATE))
         stamps, by_stamp, seen = [], {}, set()
+        produced = False
         for connection, timestamp, raw in reader.messages(
                 connections=connections):
-            message = reader.deserialize(raw, connection.msgtype)
+            try:
+                message = reader.deserialize(raw, connection.msgtype)
+            except Exception as error:  # noqa: B902 (rosbags' own errors)
+                raise IdentificationError('%s: a message cannot be decoded '
+                                          '(%s)' % (source,
+                                                    str(error)[:200]))
             names = list(message.name)
             seen.update(names)
             if len(message.position) != len(names):
@@ -155,25 +226,47 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
                 stamps.append(t)
             for k, name in enumerate(names):
                 by_stamp[t][name] = (message.position[k], effort[k])
+            if size is not None and len(stamps) >= size:
+                if joint_names is None:
+                    joint_names = list(by_stamp[stamps[0]])
+                chunk = stamp_rows(source, wanted, stamps, by_stamp,
+                                   joint_names, seen, final=False)
+                stamps, by_stamp = [], {}
+                if chunk is not None:
+                    produced = True
+                    yield chunk
     finally:
         reader.close()
-    if not stamps:
+    if not stamps and not produced:
         raise IdentificationError('%s: no %s messages with positions on %r'
                                   % (source, JOINT_STATE, wanted))
-    if joint_names is None:
-        joint_names = list(by_stamp[stamps[0]])
-    missing = [j for j in joint_names if j not in seen]
-    if missing:
-        raise IdentificationError(
-            '%s: joints %s never appear on %r (it has: %s)' % (
-                source, ', '.join(missing), wanted, ', '.join(sorted(seen))))
+    if stamps:
+        if joint_names is None:
+            joint_names = list(by_stamp[stamps[0]])
+        yield stamp_rows(source, wanted, stamps, by_stamp, joint_names,
+                         seen, final=True)
+
+
+def stamp_rows(source, wanted, stamps, by_stamp, joint_names, seen, final):
+    """Return the Recording of merged messages (None: none complete)."""
+    if final:
+        missing = [j for j in joint_names if j not in seen]
+        if missing:
+            raise IdentificationError(
+                '%s: joints %s never appear on %r (it has: %s)' % (
+                    source, ', '.join(missing), wanted,
+                    ', '.join(sorted(seen))))
     rows = [(t, by_stamp[t]) for t in sorted(stamps)
             if all(j in by_stamp[t] for j in joint_names)]
+    if not rows:
+        return None
     times = np.array([t for t, _ in rows])
     positions = np.array([[joints[j][0] for j in joint_names]
-                          for _, joints in rows])
+                          for _, joints in rows], dtype=float)
     efforts = np.array([[joints[j][1] for j in joint_names]
-                        for _, joints in rows])
+                        for _, joints in rows], dtype=float)
+    # A driver without torque sensing publishes empty efforts (NaN here);
+    # non-finite values a driver did send are left for the survey to count.
     without = [joint_names[i] for i in range(len(joint_names))
                if np.all(np.isnan(efforts[:, i]))]
     if without:
@@ -182,9 +275,7 @@ def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
             '%s: identification needs the measured joint torques (record '
             'a driver that publishes effort)' % (source, wanted,
                                                  ', '.join(without)))
-    keep = ~np.any(np.isnan(efforts), axis=1)
-    return Recording(joint_names, times[keep], positions[keep],
-                     efforts[keep], source=source)
+    return Recording(joint_names, times, positions, efforts, source=source)
 
 
 def write_bag(recording, path, storage='sqlite3', topic=DEFAULT_TOPIC):
@@ -231,29 +322,89 @@ def read_csv(path):
     Read a CSV of joint data.
 
     Columns: ``time``, then ``<joint>.position`` and ``<joint>.effort`` per
-    joint (other columns are ignored).
+    joint (other columns are ignored).  Every row has the header's number
+    of cells, each a number (``nan`` and ``inf`` are numbers here: the
+    survey counts and drops such rows); anything else is refused with the
+    line it is on.
     """
-    source = 'CSV %r' % os.path.basename(str(path))
-    with open(path, newline='', encoding='utf-8') as stream:
-        rows = list(csv.reader(stream))
-    if not rows or 'time' not in rows[0]:
-        raise IdentificationError('%s: the first row must name the columns, '
-                                  'among them "time"' % source)
-    header = rows[0]
-    data = np.array([[float(v) for v in row] for row in rows[1:] if row],
-                    dtype=float).reshape(-1, len(header))
-    joints = [h[:-len('.position')] for h in header
-              if h.endswith('.position')]
-    without = [j for j in joints if j + '.effort' not in header]
-    if without:
-        raise IdentificationError('%s has no effort column for joints %s '
-                                  '(expected "<joint>.effort")'
-                                  % (source, ', '.join(without)))
-    column = {name: k for k, name in enumerate(header)}
-    return Recording(
-        joints, data[:, column['time']],
-        data[:, [column[j + '.position'] for j in joints]],
-        data[:, [column[j + '.effort'] for j in joints]], source=source)
+    return joined(list(csv_chunks(path, None)))
+
+
+def csv_chunks(path, size=CHUNK_SAMPLES):
+    """Yield a CSV's rows as Recordings of at most ``size`` samples."""
+    source = checked_path(path, 'CSV', MAX_CSV_BYTES)
+    try:
+        stream = open(path, newline='', encoding='utf-8')
+    except OSError as error:
+        raise IdentificationError('%s: %s' % (source, error.strerror))
+    with stream:
+        reader = csv.reader(stream)
+        try:
+            header = next(reader, None)
+        except (csv.Error, UnicodeDecodeError) as error:
+            raise IdentificationError('%s is not a CSV (%s)' % (
+                source, str(error)[:100]))
+        if not header or 'time' not in header:
+            raise IdentificationError('%s: the first row must name the '
+                                      'columns, among them "time"' % source)
+        joints = [h[:-len('.position')] for h in header
+                  if h.endswith('.position')]
+        without = [j for j in joints if j + '.effort' not in header]
+        if without:
+            raise IdentificationError('%s has no effort column for joints %s'
+                                      ' (expected "<joint>.effort")'
+                                      % (source, ', '.join(without)[:200]))
+        if not joints:
+            raise IdentificationError('%s has no "<joint>.position" column'
+                                      % source)
+        column = {name: k for k, name in enumerate(header)}
+        wanted = [column['time']] + [column[j + '.position']
+                                     for j in joints] + [
+            column[j + '.effort'] for j in joints]
+        rows, produced = [], False
+        try:
+            for row in reader:
+                if not row:
+                    continue
+                line = reader.line_num
+                if len(row) != len(header):
+                    raise IdentificationError(
+                        '%s line %d has %d cells, the header %d' % (
+                            source, line, len(row), len(header)))
+                try:
+                    rows.append([float(row[k]) for k in wanted])
+                except ValueError:
+                    bad = next(row[k] for k in wanted
+                               if not is_number(row[k]))
+                    raise IdentificationError(
+                        '%s line %d: %r is not a number' % (
+                            source, line, bad[:40]))
+                if size is not None and len(rows) >= size:
+                    produced = True
+                    yield csv_recording(joints, rows, source)
+                    rows = []
+        except (csv.Error, UnicodeDecodeError) as error:
+            raise IdentificationError('%s is not a CSV (%s)' % (
+                source, str(error)[:100]))
+    if rows or not produced:
+        yield csv_recording(joints, rows, source)
+
+
+def is_number(text):
+    """Return True if ``float(text)`` works."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def csv_recording(joints, rows, source):
+    """Return the Recording of parsed CSV rows."""
+    data = np.array(rows, dtype=float).reshape(-1, 1 + 2 * len(joints))
+    n = len(joints)
+    return Recording(joints, data[:, 0], data[:, 1:1 + n],
+                     data[:, 1 + n:], source=source)
 
 
 def write_csv(recording, path):
@@ -277,6 +428,17 @@ def read_recording(path, joint_names=None, topic=DEFAULT_TOPIC):
         return recording if joint_names is None else recording.select(
             joint_names)
     return read_bag(path, joint_names, topic)
+
+
+def recording_chunks(path, joint_names=None, topic=DEFAULT_TOPIC,
+                     size=CHUNK_SAMPLES):
+    """Yield a bag's or CSV's samples in chunks (``joint_names`` order)."""
+    if str(path).lower().endswith('.csv'):
+        for chunk in csv_chunks(path, size):
+            yield chunk if joint_names is None else chunk.select(
+                joint_names)
+    else:
+        yield from bag_chunks(path, joint_names, topic, size)
 
 
 class States:
