@@ -28,7 +28,7 @@ from dynamics_ros.streams.command_timeout import (check_command_timeout,
                                                   CommandTimeout)
 from dynamics_ros.streams.joint_state_merger import (JointStateMerger,
                                                      MergeProblem)
-from dynamics_ros.streams.log_throttle import KindThrottle, kind_of
+from dynamics_ros.streams.log_throttle import kind_of, KindThrottle
 import numpy as np
 import pytest
 
