@@ -22,7 +22,8 @@ at the times as they come.
 """
 
 from dynamics_ros.control.reference_sampler import (check_jump_policy,
-                                                    ReferenceSampler)
+                                                    ReferenceSampler,
+                                                    step_note)
 from dynamics_ros.control.trajectory import Trajectory
 import numpy as np
 import pytest
@@ -111,3 +112,17 @@ def test_jump_policy_is_hold_or_re_anchor():
     assert 'jump_policy must be one of' in check_jump_policy('replay')
     with pytest.raises(ValueError):
         ReferenceSampler(jump_policy='replay')
+
+
+def test_what_a_gap_or_a_jump_did_is_said():
+    sampler = ReferenceSampler(max_step=0.1)
+    sampler.follow(ramp())
+    follow(sampler, STEPS)
+    _, gap = sampler.sample(100.7, np.array([0.2]))
+    assert 'paused over the gap' in step_note(gap, 'hold')
+    _, back = sampler.sample(50.0, np.array([0.2]))
+    note = step_note(back, 'hold')
+    assert 'went back by 50.7 s' in note and 'holding the current' in note
+    sampler.watch(0.1, 're-anchor')
+    assert sampler.jump_policy == 're-anchor' and sampler.held is not None
+    assert sampler.sample(50.01, np.array([0.2]))[1].kind == 'first'

@@ -57,6 +57,19 @@ def check_jump_policy(value):
     return None
 
 
+def step_note(step, jump_policy):
+    """Return what a GAP or jump Step did to the reference, in words."""
+    if step.kind == GAP:
+        return 'no joint state answered for %.3g s: the reference paused ' \
+            'over the gap and resumes where it was' % step.delta
+    what = 'jumped ahead' if step.delta > 0.0 else 'went back'
+    done = 'holding the current position (send a new trajectory)' \
+        if jump_policy == 'hold' else 'the trajectory resumes where it was'
+    return "the joint states' time %s by %.6g s (/clock jumped, or the " \
+        'simulator restarted): %s (jump_policy %s)' % (
+            what, abs(step.delta), done, jump_policy)
+
+
 def shift(trajectory, seconds):
     """Move ``trajectory`` ``seconds`` later in time (in place)."""
     trajectory.start_time += seconds
@@ -82,6 +95,15 @@ class ReferenceSampler:
             max_step, max_forward)
         self.trajectory = None
         self.held = None
+
+    def watch(self, max_step, jump_policy, max_forward=JUMP_BOUND):
+        """Use new bounds and policy; keep the trajectory or the hold."""
+        reason = check_jump_policy(jump_policy)
+        if reason:
+            raise ValueError(reason)
+        self.jump_policy = jump_policy
+        self.detector = None if not max_step else ClockJumpDetector(
+            max_step, max_forward)
 
     def clear(self):
         """Forget the trajectory, the hold and the time stream."""

@@ -192,13 +192,14 @@ class JointStateMerger:
             velocity = np.where(known, step / np.where(known, dt, 1.0), 0.0)
         return velocity, known
 
-    def state(self, now):
+    def state(self, now, velocity=True):
         """
         Return the MergedState at clock ``now`` (s), else MergeProblem.
 
         Every joint must have been heard from, within max_state_age of
         ``now`` when that is > 0, and have a velocity (measured or, with
-        'estimate', estimated).
+        'estimate', estimated) unless ``velocity`` is False (a caller
+        that uses positions only; unknown velocities are then zeros).
         """
         if not self.complete:
             raise MergeProblem('incomplete', (
@@ -211,7 +212,7 @@ class JointStateMerger:
                 'joints %s last heard of %.3g s ago (max_state_age %g s)' % (
                     names_of(self.joint_names, stale),
                     now - self.oldest, age)))
-        if not self.all_velocities:
+        if velocity and not self.all_velocities:
             missing = ~self.has_velocity
             if self.velocities == 'refuse':
                 raise MergeProblem('no velocity', (
