@@ -102,6 +102,13 @@ def answer(ros, msg, before=None):
     return np.array(answers()[0].effort)
 
 
+def warm_up(ros, q, names=None):
+    """Send fresh states until one is answered: the kernels are loaded."""
+    ros.wait_for(lambda: ros.feedforward.messages, action=lambda: ros.states.
+                 publish(state(time.time(), q, [0.0] * len(q), names)),
+                 every=0.05, what='a first answer')
+
+
 def saturated(effort):
     """Return True if a joint's effort is at its limit."""
     return bool(np.any(np.abs(effort) >= LIMITS * (1.0 - 1e-9)))
@@ -122,6 +129,7 @@ def start_node(domain, **parameters):
 def wall():
     """Run the node on the wall clock."""
     node, tester = start_node(WALL_DOMAIN)
+    warm_up(tester, Q0)
     yield tester
     finish(node, tester)
 
@@ -203,11 +211,10 @@ def linear():
 
 
 def test_linearization_stops_on_states_older_than_max_state_age(linear):
-    end = time.time() + 1.0
-    while time.time() < end:
-        linear.states.publish(state(time.time(), Q0, 0 * Q0))
-        linear.spin(0.02)
-    assert linear.a.messages, 'no model while the states were fresh'
+    # Fresh states: models (the first linearization loads its kernels).
+    linear.wait_for(lambda: linear.a.messages, action=lambda: linear.states.
+                    publish(state(time.time(), Q0, 0 * Q0)), every=0.02,
+                    what='a model about fresh states')
     linear.spin(0.3)   # max_state_age (0.1 s) and a margin
     linear.a.clear()
     linear.point.clear()
@@ -230,10 +237,17 @@ FINGERS = ['panda_finger_joint1', 'panda_finger_joint2']   # 2 mimics 1
 @pytest.fixture(scope='module')
 def hand():
     """inverse_dynamics_node on the Panda with its hand, gravity mode."""
+    # max_state_age 1 s: a loaded test machine may delay the node by more
+    # than 0.1 s at 500 Hz; merging is what is tested here, the 20 Hz
+    # gripper being 50 ms old at most either way.
     node = NodeProcess(NODE, HAND_DOMAIN, {'robot_description': HAND_XML,
-                                           'mode': 'gravity'})
+                                           'mode': 'gravity',
+                                           'max_state_age': 1.0})
     tester = inverse_dynamics_topics(RosTester(HAND_DOMAIN))
     tester.gripper = tester.publisher(JointState, 'joint_states')
+    # 500 answers a second: a history deep enough that the tester, busy
+    # publishing, loses none of them.
+    tester.replies = tester.collector(JointState, 'feedforward', 5000)
     tester.wait_for_subscriber(tester.states)
     tester.wait_for_subscriber(tester.gripper)
     yield tester
@@ -241,6 +255,7 @@ def hand():
 
 
 def test_arm_at_500_hz_and_gripper_at_20_hz_are_answered_whole(hand):
+    warm_up(hand, list(Q0) + [0.01, 0.01], ARM + FINGERS)
     sent, fingers = [], []
     start = time.monotonic()
     next_arm = next_gripper = start
@@ -254,22 +269,25 @@ def test_arm_at_500_hz_and_gripper_at_20_hz_are_answered_whole(hand):
             msg = JointState(name=FINGERS, position=[finger, finger])
             msg.header.stamp = time_message(time.time())
             hand.gripper.publish(msg)   # no velocities: a gripper driver
-            next_gripper += 0.05
+            next_gripper = max(next_gripper + 0.05, now)
         if now >= next_arm and now >= arm_from:
             k += 1
             q = Q0 + 0.001 * k
             t = time.time()
             hand.states.publish(state(t, q, 0 * q, ARM))
             sent.append((t, q, fingers[-2:]))
-            next_arm += 0.002
+            # 500 Hz; never a burst to catch up (the sensor-data QoS
+            # keeps the last 5 messages only).
+            next_arm = max(next_arm + 0.002, now)
         hand.executor.spin_once(timeout_sec=0.0005)
     hand.spin(1.0)
     replies = {round(to_seconds(m.header.stamp), 6): m
-               for m in hand.feedforward.messages}
+               for m in hand.replies.messages}
     unanswered = [t for t, _, _ in sent if round(t, 6) not in replies]
     # Best-effort delivery (sensor-data QoS) may lose a message under
     # load; the node answers every one it gets (before: none).
-    assert len(unanswered) <= 0.01 * len(sent), (len(unanswered), len(sent))
+    assert len(unanswered) <= 0.01 * len(sent), (
+        len(unanswered), len(sent), hand.warnings(NODE))
     checked = 0
     for t, q, recent in sent:
         reply = replies.get(round(t, 6))

@@ -15,8 +15,9 @@
 """
 simulator_node when its commands go stale (issue 28, point 3), over DDS.
 
-The tester commands a Panda's efforts (gravity at the start plus a push
-on two joints) at 100 Hz for 0.1 s and then stops, as a controller that
+The tester holds a Panda at a pose (a position command), then commands
+its efforts (gravity there plus a push on two joints) at 100 Hz for 0.1 s
+and then stops, as a controller that
 died mid-move.  After ``command_timeout`` the simulator falls back to
 holding the pose where the timeout struck (position PID plus the gravity
 torques of its own model, see JointCommands.hold_pose) and says so once:
@@ -70,6 +71,10 @@ def positions(msg):
 
 
 def test_a_stale_effort_command_falls_back_to_holding_the_pose(ros):
+    # Held at Q0 first (until a command arrives the joints are limp).
+    ros.wait_for_subscriber(ros.position)
+    ros.position.publish(Float64MultiArray(data=Q0.tolist()))
+    ros.spin(1.0)
     command = Float64MultiArray(data=(dr.gravity_torques(MODEL, Q0)
                                       + PUSH).tolist())
     for _ in range(10):   # 0.1 s of commands, then the sender dies
@@ -77,9 +82,11 @@ def test_a_stale_effort_command_falls_back_to_holding_the_pose(ros):
         ros.spin(0.01)
     ros.wait_for(lambda: ros.warnings(NODE, 'timed out'),
                  what='the timeout warning')
-    ros.spin(1.5)
     text = ros.warnings(NODE, 'timed out')[0]
     struck = float(re.search(r'at t = ([0-9.]+) s', text).group(1))
+    ros.wait_for(lambda: max(to_seconds(m.header.stamp)
+                             for m in ros.states.messages) > struck + 1.0,
+                 what='1 s of simulated time after the timeout')
     states = sorted(ros.states.messages, key=lambda m: to_seconds(
         m.header.stamp))
     at_strike = [m for m in states if to_seconds(m.header.stamp) >= struck
