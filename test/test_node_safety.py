@@ -80,7 +80,8 @@ def extreme_trajectory():
 def idn():
     """inverse_dynamics_node following the extreme trajectory."""
     node = NodeProcess(ID_NODE, ID_DOMAIN, {
-        'robot_description': XML, 'mode': 'inverse_dynamics'})
+        'robot_description': XML, 'mode': 'inverse_dynamics',
+        'max_state_age': 0.0})   # stamps are sampling times (1000 s)
     ros = RosTester(ID_DOMAIN)
     ros.states = ros.publisher(JointState, 'joint_states')
     ros.trajectories = ros.publisher(JointTrajectory, 'joint_trajectory')

@@ -92,7 +92,8 @@ def test_one_publisher_of_every_joint_is_answered_as_it_is():
     assert state.oldest == 5.0
     with pytest.raises(MergeProblem) as stale:
         merger.state(5.2)
-    assert stale.value.kind == 'stale' and "'j1'" in str(stale.value)
+    assert stale.value.kind == 'stale' and 'joints j1, j2' in str(
+        stale.value)
 
 
 def test_arm_and_gripper_publishers_are_merged():
@@ -103,8 +104,7 @@ def test_arm_and_gripper_publishers_are_merged():
     with pytest.raises(MergeProblem) as waiting:
         merger.state(1.0)
     assert waiting.value.kind == 'incomplete'
-    assert "'finger'" in str(waiting.value) and "'j1'" not in str(
-        waiting.value)
+    assert 'missing joints finger (no publisher' in str(waiting.value)
     # The gripper: position and velocity, no effort.
     merger.update(1.001, np.array([0.04]), np.array([0.01]), None,
                   np.array([3]))
@@ -125,8 +125,9 @@ def test_arm_and_gripper_publishers_are_merged():
     merger.update(1.2, np.zeros(3), np.zeros(3), np.zeros(3), arm_index)
     with pytest.raises(MergeProblem) as stale:
         merger.state(1.2)
-    assert stale.value.kind == 'stale' and "'finger'" in str(stale.value)
-    assert "'j1'" not in str(stale.value)
+    assert stale.value.kind == 'stale'
+    assert 'missing joints finger (last heard of 0.199 s ago' in str(
+        stale.value)
 
 
 def test_a_full_message_after_a_partial_one_is_not_written_into():
@@ -146,7 +147,7 @@ def test_missing_velocities_are_estimated_never_zero():
     with pytest.raises(MergeProblem) as unknown:
         merger.state(1.0)
     assert unknown.value.kind == 'no velocity'
-    assert "'finger'" in str(unknown.value)
+    assert 'joints finger yet' in str(unknown.value)
     merger.update(1.05, np.array([0.51]), None, None, np.array([3]))
     state = merger.state(1.05)
     assert state.velocity[3] == pytest.approx(0.01 / 0.05, rel=1e-12)

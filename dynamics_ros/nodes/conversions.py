@@ -147,12 +147,6 @@ def name_index(names, joint_names, what='message', partial=False):
                                 if name in index], dtype=int)
             return np.array([index[joint_names[j]] for j in present],
                             dtype=int), present
-        missing = []
-        unknown = sorted(set(names) - set(joint_names))
-        raise BadInput('%s names none of the joints %s%s' % (
-            what, names_text(joint_names),
-            ' (it names unknown joints %s)' % names_text(unknown)
-            if unknown else ''), 'no known joint')
     if missing:
         unknown = sorted(set(names) - set(joint_names))
         raise BadInput('%s is missing joints %s%s' % (

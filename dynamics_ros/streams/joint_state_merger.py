@@ -74,9 +74,9 @@ class MergeProblem(ValueError):
 
 
 def names_of(joint_names, mask, shown=NAMES_SHOWN):
-    """Return the names where ``mask`` is set, the first few, quoted."""
+    """Return the names where ``mask`` is set, the first few, each cut."""
     names = [joint_names[j] for j in np.flatnonzero(mask)]
-    text = ', '.join(repr(name[:80]) for name in names[:shown])
+    text = ', '.join(name[:80] for name in names[:shown])
     if len(names) > shown:
         text += ', ... (%d more)' % (len(names) - shown)
     return text
@@ -203,13 +203,15 @@ class JointStateMerger:
         """
         if not self.complete:
             raise MergeProblem('incomplete', (
-                'no joint_states yet for joints %s' % names_of(
-                    self.joint_names, ~np.isfinite(self.stamps))))
+                'JointState is missing joints %s (no publisher has sent '
+                'them yet)' % names_of(self.joint_names,
+                                       ~np.isfinite(self.stamps))))
         age = self.max_state_age
         if age > 0.0 and now - self.oldest > age:
             stale = now - self.stamps > age
             raise MergeProblem('stale', (
-                'joints %s last heard of %.3g s ago (max_state_age %g s)' % (
+                'JointState is missing joints %s (last heard of %.3g s ago, '
+                'more than max_state_age %g s)' % (
                     names_of(self.joint_names, stale),
                     now - self.oldest, age)))
         if velocity and not self.all_velocities:
