@@ -19,7 +19,8 @@ JointState -> effort_commands latency of inverse_dynamics_node through DDS.
 Three processes on one machine, localhost discovery, a private domain:
 the node (the real console script, Panda, ``computed_torque`` mode), a
 publisher sending JointState at ``--rate`` Hz (default 1 kHz) with
-``header.stamp`` = its CLOCK_MONOTONIC send time, and this script receiving
+``header.stamp`` = its CLOCK_REALTIME send time (the node's ROS clock, so
+its ``max_state_age`` check accepts the states), and this script receiving
 ``feedforward`` (which echoes the stamp: exact per-message latency and
 drops) and ``effort_commands`` (unstamped: the k-th command is matched to
 the k-th answered state).  Prints p50 / p90 / p99 / max latency, dropped
@@ -166,9 +167,11 @@ def echo(executor_name, names):
         rclpy.try_shutdown()
 
 
-def monotonic_stamp(Time):
-    """Return the current CLOCK_MONOTONIC time as a Time message."""
-    now = time.monotonic_ns()
+def realtime_stamp(Time):
+    """Return the current CLOCK_REALTIME time as a Time message."""
+    # The system clock, which the node's clock is: a stamp the node sees
+    # as fresh (max_state_age), unlike the monotonic clock's.
+    now = time.time_ns()
     return Time(sec=now // 1000000000, nanosec=now % 1000000000)
 
 
@@ -197,7 +200,7 @@ def publish(args):
         msg = JointState(name=names,
                          position=rng.uniform(-1, 1, len(names)).tolist(),
                          velocity=rng.uniform(-1, 1, len(names)).tolist())
-        msg.header.stamp = monotonic_stamp(Time)
+        msg.header.stamp = realtime_stamp(Time)
         sent[k] = msg.header.stamp.sec * 1000000000 + msg.header.stamp.nanosec
         publisher.publish(msg)
     np.save(args.sent, sent)
@@ -294,11 +297,11 @@ def receive(args, command, model, messages):
     feedforward, commands = [], []
 
     def on_feedforward(msg):
-        feedforward.append((time.monotonic_ns(), msg.header.stamp.sec
+        feedforward.append((time.time_ns(), msg.header.stamp.sec
                             * 1000000000 + msg.header.stamp.nanosec))
 
     def on_command(msg):
-        commands.append(time.monotonic_ns())
+        commands.append(time.time_ns())
 
     receiver.create_subscription(JointState, 'feedforward', on_feedforward,
                                  1000, event_callbacks=lean)
