@@ -87,14 +87,9 @@ class ReferenceSampler:
 
     def __init__(self, max_step=DEFAULT_MAX_STATE_AGE, jump_policy='hold',
                  max_forward=JUMP_BOUND):
-        reason = check_jump_policy(jump_policy)
-        if reason:
-            raise ValueError(reason)
-        self.jump_policy = jump_policy
-        self.detector = None if not max_step else ClockJumpDetector(
-            max_step, max_forward)
         self.trajectory = None
         self.held = None
+        self.watch(max_step, jump_policy, max_forward)
 
     def watch(self, max_step, jump_policy, max_forward=JUMP_BOUND):
         """Use new bounds and policy; keep the trajectory or the hold."""

@@ -14,6 +14,7 @@
 
 """external_torque_node's parameters (README, "external_torque_node")."""
 
+from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
 from ..estimation.collision import (check_hysteresis, check_thresholds,
                                     DEFAULT_HYSTERESIS, DEFAULT_THRESHOLD)
@@ -22,7 +23,6 @@ from ..estimation.momentum_observer import (check_gain, check_max_gap,
                                             MAX_GAIN)
 from ..estimation.wrench import check_damping, DEFAULT_DAMPING
 from ..reasons import names_text, quote
-from ..streams.clock_jumps import DEFAULT_MAX_STATE_AGE, MAX_STATE_AGE
 
 # Bounds that refuse only typos: a collision threshold above 1e6 N m never
 # triggers, a gap of 10 s is no longer one signal, and a damping far above
@@ -94,10 +94,5 @@ PARAMETERS = ParameterTable([
     Spec('wrench_damping', 'double', DEFAULT_DAMPING,
          'damped least squares: singular values of the link Jacobian below '
          'it are damped', low=0.0, high=MAX_DAMPING, check=damping_reason),
-    Spec('max_state_age', 'double', DEFAULT_MAX_STATE_AGE,
-         "oldest joint state used, s, against the node's clock: a state "
-         'stamped longer ago or that far ahead (another time base) is '
-         'dropped with a warning, and a joint another publisher sent is '
-         'used while this fresh (velocities must be measured); 0: no check',
-         low=0.0, high=MAX_STATE_AGE, rebuilds='state input'),
-])
+] + state_input_specs('velocities must be measured (the momentum needs '
+                      'them)', velocities=False))

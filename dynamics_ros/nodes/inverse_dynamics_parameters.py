@@ -14,15 +14,14 @@
 
 """inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
 
+from .joint_state_input import STATE_INPUT, state_input_specs
 from .parameters import ParameterTable, Spec
 from ..control.reference_sampler import JUMP_POLICIES
 from ..control.retime import TRAJECTORY_MODES
 from ..control.saturation import check_limits, MAX_SCALE
 from ..dynamics.friction import read_friction
 from ..reasons import quote
-from ..streams.clock_jumps import (DEFAULT_MAX_STATE_AGE, JUMP_BOUND,
-                                   MAX_STATE_AGE)
-from ..streams.joint_state_merger import VELOCITY_POLICIES
+from ..streams.clock_jumps import JUMP_BOUND
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
 
@@ -107,22 +106,11 @@ PARAMETERS = ParameterTable([
          'apply every geometry_msgs/InertiaStamped on payload (as '
          'payload_estimation_node publishes it) as the payload.* '
          'parameters; its frame must be the tip link'),
-    Spec('max_state_age', 'double', DEFAULT_MAX_STATE_AGE,
-         "oldest joint state acted on, s, against the node's clock: a "
-         'state stamped longer ago (a stalled driver) or that far ahead '
-         '(another time base) is dropped with a warning, and a joint '
-         'another publisher sent is used while this fresh; the reference '
-         'pauses over a gap in the states longer than this; 0: no check',
-         low=0.0, high=MAX_STATE_AGE, rebuilds='state input'),
     Spec('jump_policy', 'string', 'hold',
          "when the joint states' time goes back by more than "
          'max_state_age or leaps ahead by more than %g s (/clock jumped, '
          'the simulator restarted): hold: drop the trajectory, hold the '
          'current position; re-anchor: resume the trajectory where it '
-         'was' % JUMP_BOUND, choices=JUMP_POLICIES, rebuilds='state input'),
-    Spec('missing_velocity', 'string', 'estimate',
-         'for joints whose joint_states carry no velocity: estimate: '
-         'difference their last two positions; refuse: answer no state '
-         '(with a warning) until velocities come', choices=VELOCITY_POLICIES,
-         rebuilds='state input'),
-])
+         'was' % JUMP_BOUND, choices=JUMP_POLICIES, rebuilds=STATE_INPUT),
+] + state_input_specs('the reference pauses over a gap in the states '
+                      'longer than this'))

@@ -38,8 +38,39 @@ from sensor_msgs.msg import JointState
 
 from .conversions import BadInput, JointStateReader
 from .joint_state_cdr import JointStateCdrReader
-from ..streams.clock_jumps import stamp_problem
-from ..streams.joint_state_merger import JointStateMerger, MergeProblem
+from .parameters import Spec
+from ..streams.clock_jumps import (DEFAULT_MAX_STATE_AGE, MAX_STATE_AGE,
+                                   stamp_problem)
+from ..streams.joint_state_merger import (JointStateMerger, MergeProblem,
+                                          VELOCITY_POLICIES)
+
+# What a change of these parameters rebuilds (their table entries).
+STATE_INPUT = 'state input'
+
+
+def state_input_specs(effect, velocities=True):
+    """
+    Return the Specs of max_state_age (and missing_velocity) of a node.
+
+    ``effect``: what else the age does in that node, in words; without
+    ``velocities`` the node refuses states without velocities, always.
+    """
+    specs = [Spec(
+        'max_state_age', 'double', DEFAULT_MAX_STATE_AGE,
+        "oldest joint state used, s, against the node's clock: a state "
+        'stamped longer ago (a stalled driver) or that far ahead (another '
+        'time base) is dropped with a warning, and a joint that another '
+        'publisher sends is used while this fresh; %s; 0: no check, and '
+        'every message must name every joint' % effect,
+        low=0.0, high=MAX_STATE_AGE, rebuilds=STATE_INPUT)]
+    if velocities:
+        specs.append(Spec(
+            'missing_velocity', 'string', 'estimate',
+            'for joints whose joint_states carry no velocity: estimate: '
+            'difference their last two positions; refuse: no state (with a '
+            'warning) until velocities come', choices=VELOCITY_POLICIES,
+            rebuilds=STATE_INPUT))
+    return specs
 
 
 def node_seconds(node):

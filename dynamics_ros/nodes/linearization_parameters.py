@@ -14,9 +14,8 @@
 
 """linearization_node's parameters (README, "linearization_node")."""
 
+from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
-from ..streams.clock_jumps import DEFAULT_MAX_STATE_AGE, MAX_STATE_AGE
-from ..streams.joint_state_merger import VELOCITY_POLICIES
 
 MIN_RATE = 1e-3  # Hz: one model every 1000 s
 MAX_RATE = 1e3  # Hz: a linearization every millisecond
@@ -29,15 +28,4 @@ PARAMETERS = ParameterTable([
          '> 0: zero-order-hold discrete model x[k+1] = A x[k] + B u[k] '
          'with this sample time, s; 0: continuous dx/dt = A x + B u',
          low=0.0, high=MAX_DT),
-    Spec('max_state_age', 'double', DEFAULT_MAX_STATE_AGE,
-         "oldest joint state linearized about, s, against the node's "
-         'clock: no model is published about an older one (a stalled '
-         'driver), a state stamped that far ahead is dropped, and a joint '
-         'another publisher sent is used while this fresh; 0: no check',
-         low=0.0, high=MAX_STATE_AGE, rebuilds='state input'),
-    Spec('missing_velocity', 'string', 'estimate',
-         'for joints whose joint_states carry no velocity: estimate: '
-         'difference their last two positions; refuse: no state (with a '
-         'warning) until velocities come', choices=VELOCITY_POLICIES,
-         rebuilds='state input'),
-])
+] + state_input_specs('no model is published about an older state'))
