@@ -299,10 +299,15 @@ class InverseDynamicsNode(Node):
                 self.warnings.ignored('joint_states', NO_MODEL)
                 return
             # Fresh, every joint (several publishers merged); velocities
-            # needed but in gravity mode.
-            stamp, t, state = self.input.serialized(
-                data, self.mode() != 'gravity')
+            # where the torques use them (never zeros taken as measured).
+            stamp, t, state = self.input.serialized(data, self.uses_qd())
             self.answer(stamp, t, state)
+
+    def uses_qd(self):
+        """Return True if the torques use the measured velocities."""
+        mode = self.mode()
+        return mode == 'computed_torque' or (
+            mode == 'gravity' and self.friction() is not None)
 
     def answer(self, stamp, time, state):
         """Compute and publish the torques for a joint state (lock held)."""
