@@ -250,10 +250,15 @@ BAD_OWN = {
         'trajectory_margin': [0.0, -0.5, 1.5, NAN, INF],
         'acceleration_limits': [[0.0], [-1.0], [NAN], [1e308], [1.0, 2.0],
                                 []],
+        'max_state_age': [-0.1, NAN, INF, 61.0, 1e308, 'old'],
+        'jump_policy': ['replay', LONG, '', 1.0],
+        'missing_velocity': ['zero', LONG, ''],
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],
         'discrete_dt': [-0.1, NAN, INF, 1e9],
+        'max_state_age': [-1.0, NAN, INF, 1e9],
+        'missing_velocity': ['zero', LONG],
     },
 }
 # Refused only after model_source.py learns to (being changed beside this):
