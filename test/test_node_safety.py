@@ -372,11 +372,17 @@ def test_own_reasons_quote_the_value_cut_short(idn):
 def lin():
     """linearization_node at 20 Hz, and a tester with a joint state."""
     node = NodeProcess(LIN_NODE, LIN_DOMAIN, {
-        'robot_description': XML, 'rate': 20.0})
+        'robot_description': XML, 'rate': 20.0,
+        # One state, sent once, linearized about for the whole module:
+        # no age limit (it would stop after 0.1 s, as it should).
+        'max_state_age': 0.0})
     ros = RosTester(LIN_DOMAIN)
     ros.states = ros.publisher(JointState, 'joint_states')
     ros.a = ros.collector(Float64MultiArray, 'state_space/A')
-    ros.state = JointState(name=NAMES, position=[0.1] * MODEL.nq)
+    # With velocities: the node takes none as zero (it would estimate them
+    # from positions closer together than max_state_age).
+    ros.state = JointState(name=NAMES, position=[0.1] * MODEL.nq,
+                           velocity=[0.0] * MODEL.nq)
     ros.wait_for(lambda: ros.a.messages,
                  action=lambda: ros.states.publish(ros.state), every=0.2,
                  what='a first A')
