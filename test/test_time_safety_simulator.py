@@ -71,15 +71,20 @@ def positions(msg):
 
 
 def test_a_stale_effort_command_falls_back_to_holding_the_pose(ros):
-    # Held at Q0 first (until a command arrives the joints are limp).
+    # Held at Q0 first (until a command arrives the joints are limp), until
+    # it is at rest there.
     ros.wait_for_subscriber(ros.position)
     ros.position.publish(Float64MultiArray(data=Q0.tolist()))
-    ros.spin(1.0)
-    command = Float64MultiArray(data=(dr.gravity_torques(MODEL, Q0)
-                                      + PUSH).tolist())
-    for _ in range(10):   # 0.1 s of commands, then the sender dies
-        ros.effort.publish(command)
-        ros.spin(0.01)
+
+    def at_rest():
+        recent = ros.states.messages[-50:]
+        return len(recent) == 50 and all(
+            np.max(np.abs(m.velocity)) < 1e-3 for m in recent)
+    ros.wait_for(at_rest, what='the arm at rest at Q0')
+    # The controller's last command, then it dies: the effort acts for
+    # command_timeout of simulated time, whatever the pacing.
+    ros.effort.publish(Float64MultiArray(data=(
+        dr.gravity_torques(MODEL, Q0) + PUSH).tolist()))
     ros.wait_for(lambda: ros.warnings(NODE, 'timed out'),
                  what='the timeout warning')
     text = ros.warnings(NODE, 'timed out')[0]
