@@ -298,16 +298,14 @@ class InverseDynamicsNode(Node):
             if self.model is None:
                 self.warnings.ignored('joint_states', NO_MODEL)
                 return
-            # Fresh, every joint (several publishers merged); velocities
-            # where the torques use them (never zeros taken as measured).
+            # Fresh and whole (publishers merged); qd where it is used.
             stamp, t, state = self.input.serialized(data, self.uses_qd())
             self.answer(stamp, t, state)
 
     def uses_qd(self):
         """Return True if the torques use the measured velocities."""
-        mode = self.mode()
-        return mode == 'computed_torque' or (
-            mode == 'gravity' and self.friction() is not None)
+        return self.mode() == 'computed_torque' or (
+            self.mode() == 'gravity' and self.friction() is not None)
 
     def answer(self, stamp, time, state):
         """Compute and publish the torques for a joint state (lock held)."""
@@ -316,7 +314,8 @@ class InverseDynamicsNode(Node):
             efforts = self.efforts(time, state.position, state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             reason = 'computation failed: %s' % error
-            self.warnings.warn(reason, 'no torques published: %s' % reason)
+            self.warnings.warn('computation failed',
+                               'no torques published: %s' % reason)
             return
         self.publish(efforts, *stamp)
 
