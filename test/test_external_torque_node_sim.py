@@ -93,7 +93,8 @@ def ros():
             'real_time_factor': 1.0}),
         NodeProcess('external_torque_node', DOMAIN_ID, {
             'robot_description': XML, 'gravity': NO_GRAVITY, 'gain': GAIN,
-            'thresholds': THRESHOLD, 'link': LINK})]
+            'thresholds': THRESHOLD, 'link': LINK,
+            'use_sim_time': True})]   # the simulator's stamps: sim time
     tester = RosTester(DOMAIN_ID)
     simulator_topics(tester, 'position')
     tester.push = tester.publisher(WrenchStamped,

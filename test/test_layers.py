@@ -35,7 +35,7 @@ import pytest
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'dynamics_ros')
 LAYERS = [
-    ('checks', 'errors', 'reasons', 'resources', 'spatial'),
+    ('checks', 'errors', 'reasons', 'resources', 'spatial', 'streams'),
     ('model',),
     ('fast',),
     ('dynamics',),

@@ -303,21 +303,42 @@ def test_a_gap_restarts_the_integral_and_holds_the_estimate():
     assert error < 0.02 * size
 
 
-def test_samples_that_do_not_advance_time_are_ignored():
+def test_a_repeated_time_is_ignored_and_time_going_back_restarts():
     model, _, _, q0 = arm('ur5')
     observer = MomentumObserver(model)
     zero = np.zeros(model.nq)
     g = dr.gravity_torques(model, q0)
     observer.update(1.0, q0, zero, g)
     estimate = observer.update(1.0, q0, zero, g + 5.0)
-    assert 'not after the previous one' in estimate.note
+    assert 'repeats the time' in estimate.note and estimate.kind == 'repeat'
     assert observer.samples == 1
+    # Back in time (a simulator restart): the integral restarts from this
+    # sample, the estimate held, never every later sample ignored.
     estimate = observer.update(0.5, q0, zero, g)
-    assert estimate.note is not None and observer.samples == 1
+    assert estimate.kind == 'back' and 'went back by 0.5 s' in estimate.note
+    assert observer.samples == 2 and observer.restarts == 1
     # An arm held still by gravity torques: nothing external.
-    estimate = observer.update(1.001, q0, zero, g)
+    estimate = observer.update(0.501, q0, zero, g)
     assert estimate.note is None
     assert np.max(np.abs(estimate.torques)) < 1e-12
+
+
+def test_one_future_stamp_blinds_the_observer_for_two_samples_at_most():
+    pushed = run('panda', push_on=0.0, duration=0.6)
+    observer = MomentumObserver(pushed.model, GAIN, max_gap=0.05)
+    kinds = []
+    for k in range(600):
+        t = pushed.t[k] + (1000.0 if k == 300 else 0.0)
+        estimate = observer.update(t, pushed.q[k], pushed.qd[k],
+                                   pushed.tau[k])
+        kinds.append(estimate.kind)
+    # The future sample is a gap, the next one a step back: both restart
+    # the integral; every later sample is integrated.
+    assert kinds[300:302] == ['gap', 'back']
+    assert kinds.count(None) == 598
+    size = np.max(np.abs(pushed.push))
+    error = np.max(np.abs(observer.torques - pushed.ideal()[599]))
+    assert error < 0.02 * size
 
 
 def test_bad_samples_raise_and_change_nothing():

@@ -80,7 +80,8 @@ def extreme_trajectory():
 def idn():
     """inverse_dynamics_node following the extreme trajectory."""
     node = NodeProcess(ID_NODE, ID_DOMAIN, {
-        'robot_description': XML, 'mode': 'inverse_dynamics'})
+        'robot_description': XML, 'mode': 'inverse_dynamics',
+        'max_state_age': 0.0})   # stamps are sampling times (1000 s)
     ros = RosTester(ID_DOMAIN)
     ros.states = ros.publisher(JointState, 'joint_states')
     ros.trajectories = ros.publisher(JointTrajectory, 'joint_trajectory')
@@ -249,10 +250,15 @@ BAD_OWN = {
         'trajectory_margin': [0.0, -0.5, 1.5, NAN, INF],
         'acceleration_limits': [[0.0], [-1.0], [NAN], [1e308], [1.0, 2.0],
                                 []],
+        'max_state_age': [-0.1, NAN, INF, 61.0, 1e308, 'old'],
+        'jump_policy': ['replay', LONG, '', 1.0],
+        'missing_velocity': ['zero', LONG, ''],
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],
         'discrete_dt': [-0.1, NAN, INF, 1e9],
+        'max_state_age': [-1.0, NAN, INF, 1e9],
+        'missing_velocity': ['zero', LONG],
     },
 }
 # Refused only after model_source.py learns to (being changed beside this):
@@ -366,11 +372,17 @@ def test_own_reasons_quote_the_value_cut_short(idn):
 def lin():
     """linearization_node at 20 Hz, and a tester with a joint state."""
     node = NodeProcess(LIN_NODE, LIN_DOMAIN, {
-        'robot_description': XML, 'rate': 20.0})
+        'robot_description': XML, 'rate': 20.0,
+        # One state, sent once, linearized about for the whole module:
+        # no age limit (it would stop after 0.1 s, as it should).
+        'max_state_age': 0.0})
     ros = RosTester(LIN_DOMAIN)
     ros.states = ros.publisher(JointState, 'joint_states')
     ros.a = ros.collector(Float64MultiArray, 'state_space/A')
-    ros.state = JointState(name=NAMES, position=[0.1] * MODEL.nq)
+    # With velocities: the node takes none as zero (it would estimate them
+    # from positions closer together than max_state_age).
+    ros.state = JointState(name=NAMES, position=[0.1] * MODEL.nq,
+                           velocity=[0.0] * MODEL.nq)
     ros.wait_for(lambda: ros.a.messages,
                  action=lambda: ros.states.publish(ros.state), every=0.2,
                  what='a first A')

@@ -153,7 +153,7 @@ def test_warnings_are_throttled_per_key():
     warnings.ignored('joint_states', 'bad')
     assert logger.lines == [
         'joint_states ignored: bad', 'joint_states ignored: other',
-        'joint_states ignored: bad (4 similar warnings suppressed)']
+        'joint_states ignored: bad (x5 in the last 2.5 s)']
 
 
 def test_warn_each_throttles_each_flag_and_formats_only_what_it_logs():

@@ -48,7 +48,10 @@ def ros():
     """Run the node and a tester in this module's domain."""
     node = NodeProcess(NODE, DOMAIN_ID, {
         'robot_description': XML, 'joints': JOINTS, 'tip_link': 'panda_hand',
-        'mode': 'gravity', 'saturate': False})
+        'mode': 'gravity', 'saturate': False,
+        # The stamps are the sampling times asked for (1 s, 1000 s + t),
+        # not a clock: no age check, no watch for gaps and jumps.
+        'max_state_age': 0.0})
     tester = RosTester(DOMAIN_ID)
     inverse_dynamics_topics(tester)
     tester.stamp = 0

@@ -43,7 +43,9 @@ ROWS = np.concatenate([INDEX, MODEL.nq + INDEX])
 def ros():
     """Run the node and a tester in this module's domain."""
     node = NodeProcess(NODE, DOMAIN_ID, {
-        'robot_description': XML, 'joints': JOINTS, 'rate': 20.0})
+        'robot_description': XML, 'joints': JOINTS, 'rate': 20.0,
+        # Stamps of a made-up time base (7 s): no age check.
+        'max_state_age': 0.0})
     tester = RosTester(DOMAIN_ID)
     linearization_topics(tester)
     tester.stamp = 0

@@ -52,7 +52,7 @@ def ros():
     nodes = [
         NodeProcess('inverse_dynamics_node', DOMAIN_ID, dict(
             common, mode='computed_torque', saturate=False, kp=150.0,
-            kd=[5.0, 7.0])),
+            kd=[5.0, 7.0], max_state_age=0.0)),   # made-up stamps (1 s)
         NodeProcess('simulator_node', DOMAIN_ID, dict(
             common, pos_kp=300.0, vel_kp=[20.0, 10.0])),
         NodeProcess('external_torque_node', DOMAIN_ID, dict(

@@ -75,6 +75,9 @@ def ros():
     node = NodeProcess(NODE, DOMAIN_ID, {
         'urdf_path': URDF, 'joints': JOINTS, 'rate': 1.0 / DT,
         'integrator': 'rk4', 'real_time_factor': 2.0, 'publish_rate': 200.0,
+        # The commands here are held on purpose (replayed against the
+        # ROS-free Simulator): no timeout.
+        'command_timeout': 0.0,
         'initial_positions': in_joints_order(HANGING),
         'pos_kp': in_joints_order({k: v[0] for k, v in
                                    POSITION_GAINS.items()}),

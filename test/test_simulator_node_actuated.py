@@ -67,7 +67,9 @@ def ros():
     node = NodeProcess(NODE, DOMAIN_ID, {
         'urdf_path': URDF, 'actuator_config': CONFIG, 'joints': JOINTS,
         'rate': RATE, 'integrator': 'rk4', 'real_time_factor': 0.0,
-        'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False})
+        'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False,
+        # As fast as it can: a command held for the test, no timeout.
+        'command_timeout': 0.0})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
     simulator_topics(tester, 'voltage', 'effort', 'position', namespace='/')

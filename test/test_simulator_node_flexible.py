@@ -68,7 +68,9 @@ def ros():
         'urdf_path': URDF, 'flexible_config': CONFIG, 'joints': JOINTS,
         'rate': RATE, 'integrator': 'rk4', 'real_time_factor': 0.0,
         'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False,
-        'initial_positions': [INITIAL[name] for name in JOINTS]})
+        'initial_positions': [INITIAL[name] for name in JOINTS],
+        # As fast as it can: a command held for the test, no timeout.
+        'command_timeout': 0.0})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
     simulator_topics(tester, 'effort', namespace='/')

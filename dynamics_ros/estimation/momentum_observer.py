@@ -51,10 +51,14 @@ of the integral is the trapezoid too (Tustin):
 stable for every K dt, so irregular sample times are integrated with their
 own dt and a late sample cannot make the estimate oscillate or jump.
 
-Samples that do not advance the time are ignored; after a gap longer than
-``max_gap`` the integral restarts from the new sample (the estimate is
-held, not reset: a gap says nothing about the external torque), and the
-update says so in its ``note``.
+A sample at the time of the previous one is ignored (a repeat).  After a
+gap longer than ``max_gap``, and after time went back (``/clock`` went
+back, the simulator restarted, the sample before carried a future stamp),
+the integral restarts from the new sample: the estimate is held, not
+reset (neither says anything about the external torque), and integration
+goes on from the next sample, so one bad stamp never blinds the observer.
+The update says so in its ``note``, and names the event in ``kind``
+('repeat', 'gap', 'back') for a warning throttled by kind.
 
 ``order=2`` filters the first-order residual once more with the same gain
 (Tustin too): r2 = K / (s + K) r, so r2 = K^2 / (s + K)^2 tau_ext, quieter
@@ -111,12 +115,14 @@ class Estimate(NamedTuple):
 
     ``torques``: the external joint torques (model order, N m or N);
     ``note``: None, or what happened to the sample (ignored, integral
-    restarted) in words a log can show.
+    restarted) in words a log can show; ``kind``: that event's name
+    ('repeat', 'gap', 'back'), the same for every sample it happens to.
     """
 
     time: float
     torques: np.ndarray
     note: Optional[str] = None
+    kind: Optional[str] = None
 
 
 def check_gain(value, n=None):
@@ -237,15 +243,15 @@ class MomentumObserver:
             decay = 1.0 if previous is None or not t > previous[0] else \
                 np.exp(-self.gain * (t - previous[0]))
             self.allowance = np.maximum(self.allowance * decay, rest)
-        if previous is not None and not t > previous[0]:
+        if previous is not None and t == previous[0]:
             return Estimate(t, self.torques, (
-                'sample at t = %.9f s is not after the previous one (%.9f s):'
-                ' ignored' % (t, previous[0])))
+                'sample at t = %.9f s repeats the time of the previous one:'
+                ' ignored' % t), 'repeat')
         M = mass_matrix(self.model, q)
         h = bias_forces(self.model, q, qd)
         if self.damping is not None:
             h = h + self.damping * qd
-        note = None
+        note = kind = None
         residual, filtered = self.residual, self.filtered
         if previous is None:
             if not np.isfinite(M.sum() + h.sum()):
@@ -254,14 +260,21 @@ class MomentumObserver:
         else:
             t0, qd0, M0, h0, tau0 = previous
             dt = t - t0
-            if dt > self.max_gap:
+            if dt > self.max_gap or dt < 0.0:
                 if not np.isfinite(M.sum() + h.sum()):
                     raise ValueError('the model gives non-finite M or h at '
                                      'q = %s, qd = %s' % (q, qd))
                 self.restarts += 1
-                note = ('gap of %.6g s since the previous sample (more than '
-                        'max_gap %.6g s): integral restarted from this '
-                        'sample, estimate held' % (dt, self.max_gap))
+                if dt > 0.0:
+                    kind = 'gap'
+                    note = ('gap of %.6g s since the previous sample (more '
+                            'than max_gap %.6g s): integral restarted from '
+                            'this sample, estimate held' % (dt, self.max_gap))
+                else:
+                    kind = 'back'
+                    note = ('time went back by %.6g s (from %.9f s to %.9f '
+                            's): integral restarted from this sample, '
+                            'estimate held' % (-dt, t0, t))
             else:
                 delta = 0.5 * ((M + M0) @ (qd - qd0)
                                + dt * ((h + h0) - (tau + tau0)))
@@ -272,7 +285,7 @@ class MomentumObserver:
         self.residual, self.filtered = residual, filtered
         self.previous = (t, qd, M, h, tau)
         self.samples += 1
-        return Estimate(t, self.torques, note)
+        return Estimate(t, self.torques, note, kind)
 
     def _advance(self, delta, dt):
         """Return the Tustin step of the residual and of its filter."""

@@ -82,7 +82,18 @@ def __getattr__(name):
 
 
 class BadInput(ValueError):
-    """A message, or a value in it, that cannot be used: says why."""
+    """
+    A message, or a value in it, that cannot be used: says why.
+
+    ``kind`` (optional) names the reason in a few words that do not change
+    from one message to the next ('stale', 'ahead'): warnings are
+    throttled by it (else by the reason's words without its values).
+    """
+
+    def __init__(self, text, kind=None):
+        """Say why (``text``), and of what kind the reason is."""
+        super().__init__(text)
+        self.kind = kind
 
 
 class JointArrays(NamedTuple):
@@ -110,12 +121,14 @@ def is_zero_time(stamp):
     return stamp.sec == 0 and stamp.nanosec == 0
 
 
-def name_index(names, joint_names, what='message'):
+def name_index(names, joint_names, what='message', partial=False):
     """
     Return the index into ``names`` of each of ``joint_names``.
 
     Duplicated names and ``joint_names`` missing from ``names`` raise
-    BadInput; extra names are allowed.
+    BadInput; extra names are allowed.  ``partial``: some of
+    ``joint_names`` may be missing (not all): return (index of the ones
+    named, their positions in ``joint_names``, None when all are named).
     """
     if len(names) == 0:
         raise BadInput('empty %s: no joint names' % what)
@@ -125,6 +138,15 @@ def name_index(names, joint_names, what='message'):
             raise BadInput('%s names joint %s twice' % (what, quote(name)))
         index[name] = i
     missing = [name for name in joint_names if name not in index]
+    if partial:
+        if len(missing) < len(joint_names):
+            if not missing:
+                return np.array([index[name] for name in joint_names],
+                                dtype=int), None
+            present = np.array([j for j, name in enumerate(joint_names)
+                                if name in index], dtype=int)
+            return np.array([index[joint_names[j]] for j in present],
+                            dtype=int), present
     if missing:
         unknown = sorted(set(names) - set(joint_names))
         raise BadInput('%s is missing joints %s%s' % (
@@ -148,29 +170,47 @@ def pick(values, index, size, field, names, what='JointState'):
 
 
 class JointStateReader:
-    """Read JointState messages into arrays in a fixed joint order."""
+    """
+    Read JointState messages into arrays in a fixed joint order.
 
-    def __init__(self, joint_names):
+    ``partial``: a message may name some of the joints only (an arm's
+    driver and a gripper's on one topic): ``__call__`` then returns
+    (JointArrays of the joints named, their positions in ``joint_names``
+    or None when all are named), the velocity None when the message has
+    none (never zeros: a velocity not measured is not a velocity of 0).
+    ``whole``: with ``partial``, a message must name every joint all the
+    same (BadInput, as without ``partial``).
+    """
+
+    def __init__(self, joint_names, partial=False, whole=False):
         """Read joints ``joint_names`` (in that order) from messages."""
         self.joint_names = list(joint_names)
+        self.partial = partial
+        self.whole = whole
         self._names = None
         self._index = None
+        self._joints = None
 
     def __call__(self, msg):
         """Return JointArrays of ``msg`` (BadInput: what is wrong)."""
         names = list(msg.name)
         if names != self._names:
             # Publishers keep one name order: look it up once, reuse.
-            index = name_index(names, self.joint_names, 'JointState')
+            some = self.partial and not self.whole
+            index = name_index(names, self.joint_names, 'JointState', some)
+            if some:
+                index, self._joints = index
             self._names, self._index = names, index
         index, size = self._index, len(names)
         position = pick(msg.position, index, size, 'position', names)
-        velocity = np.zeros(len(index))
+        velocity = None if self.partial else np.zeros(len(index))
         if len(msg.velocity):
             velocity = pick(msg.velocity, index, size, 'velocity', names)
         effort = None
         if len(msg.effort):
             effort = pick(msg.effort, index, size, 'effort', names)
+        if self.partial:
+            return JointArrays(position, velocity, effort), self._joints
         return JointArrays(position, velocity, effort)
 
 

@@ -25,6 +25,7 @@ on a link that explains them (``external_wrench``) and a latched
 and behaviour: README.md, section "External torques and collisions".
 """
 
+from builtin_interfaces.msg import Time
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from rclpy.node import Node
@@ -32,10 +33,10 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
 from std_srvs.srv import Trigger
 
-from .conversions import (BadInput, is_zero_time, joint_state_message,
-                          JointStateReader, to_seconds)
+from .conversions import BadInput, joint_state_message
 from .entry_point import entry_point
 from .external_torque_parameters import PARAMETERS
+from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
 from .qos import DESCRIPTION_QOS, STATE_QOS
@@ -60,9 +61,10 @@ class ExternalTorqueNode(Node):
         self.model = None
         self.observer = None
         self.detector = None
-        self.reader = None
+        self.input = None
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
+        self.seconds = node_seconds(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.torque_publisher, self.wrench_publisher = publishers(
             self, (JointState, 'external_torques'),
@@ -93,6 +95,15 @@ class ExternalTorqueNode(Node):
         if self.model is not None and any(p.name in PARAMETERS
                                           for p in parameters):
             self.configure()
+            if any(p.name == 'max_state_age' for p in parameters):
+                self.read_states()
+
+    def read_states(self):
+        """Read joint_states with max_state_age in force."""
+        # The momentum needs measured velocities: none are estimated.
+        self.input = JointStateInput(
+            self.model, self.seconds,
+            self.get_parameter('max_state_age').value, 'refuse')
 
     def per_joint(self, name):
         """Return parameter ``name`` (1 or n values, joints order), model order."""
@@ -143,7 +154,7 @@ class ExternalTorqueNode(Node):
         self.model = model
         self.joint_names = list(joint_names)
         self.index = model_index(model, joint_names)
-        self.reader = JointStateReader(model.joint_names)
+        self.read_states()
         self.end_collision('the model changed')
         self.observer = None
         self.detector = None
@@ -178,33 +189,29 @@ class ExternalTorqueNode(Node):
     # -- input ------------------------------------------------------------
 
     def read(self, msg):
-        """Return (stamp, JointArrays) of ``msg``, model order (or BadInput)."""
-        state = self.reader(msg)
+        """Return (stamp, t s, MergedState) of ``msg`` (or BadInput)."""
+        # Fresh on the node's clock, every joint (publishers merged).
+        (sec, nanosec), t, state = self.input.message(msg)
         if state.effort is None:
             raise BadInput('no effort (the observer needs the measured joint '
-                           'torques)')
-        if len(msg.velocity) == 0:
-            raise BadInput('no velocity (the momentum needs the joint '
-                           'velocities)')
-        stamp = msg.header.stamp
-        if is_zero_time(stamp):
-            stamp = self.get_clock().now().to_msg()
-        return stamp, state
+                           'torques)', 'no effort')
+        return Time(sec=sec, nanosec=nanosec), t, state
 
     def on_joint_state(self, msg):
         """Update the estimate with one joint state; publish it."""
         if self.model is None:
             raise BadInput(NO_MODEL)
-        stamp, state = self.read(msg)
+        stamp, t, state = self.read(msg)
         try:
-            estimate = self.observer.update(to_seconds(stamp), state.position,
+            estimate = self.observer.update(t, state.position,
                                             state.velocity, state.effort)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
-            raise BadInput('observer: %s' % error)
+            raise BadInput('observer: %s' % error, 'observer')
         if estimate.note:
-            self.warnings.warn(estimate.note[:40], 'joint_states: %s' % (
-                estimate.note))
-            if estimate.note.startswith('sample'):
+            # Keyed by the event, not by its text (which has the times).
+            self.warnings.warn('observer ' + estimate.kind,
+                               'joint_states: %s' % estimate.note)
+            if estimate.kind == 'repeat':
                 return   # ignored: nothing new to publish
         torques = estimate.torques
         if not np.all(np.isfinite(torques)):

@@ -14,6 +14,7 @@
 
 """external_torque_node's parameters (README, "external_torque_node")."""
 
+from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
 from ..estimation.collision import (check_hysteresis, check_thresholds,
                                     DEFAULT_HYSTERESIS, DEFAULT_THRESHOLD)
@@ -93,4 +94,5 @@ PARAMETERS = ParameterTable([
     Spec('wrench_damping', 'double', DEFAULT_DAMPING,
          'damped least squares: singular values of the link Jacobian below '
          'it are damped', low=0.0, high=MAX_DAMPING, check=damping_reason),
-])
+] + state_input_specs('velocities must be measured (the momentum needs '
+                      'them)', velocities=False))

@@ -33,17 +33,16 @@ from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (BadInput, joint_state_message, JointStateReader,
-                          refuse_mimic_joints, vector_message)
+from .conversions import (BadInput, joint_state_message, refuse_mimic_joints,
+                          vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .inverse_dynamics_parameters import PARAMETERS
-from .joint_state_cdr import JointStateCdrReader
+from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
 from .qos import COMMAND_QOS, DESCRIPTION_QOS, PUBLISH_QOS, STATE_QOS
@@ -54,8 +53,8 @@ from .trajectory_retiming import TrajectoryRetiming
 from ..control.computed_torque import computed_torque, \
     saturated_computed_torque
 from ..control.feasibility import limits_in_use
+from ..control.reference_sampler import ReferenceSampler, step_note
 from ..control.saturation import check_limits, effort_limits, saturate
-from ..control.trajectory import hold, sample
 from ..dynamics.bias import gravity_torques
 from ..dynamics.friction import read_friction
 from ..dynamics.rnea import inverse_dynamics
@@ -91,8 +90,8 @@ class InverseDynamicsNode(Node):
         self.lock = threading.Lock()  # joint_states run on their own thread
         self.model = None
         self.cache = {}
-        self.trajectory = None
-        self.held = None  # the reference until a trajectory: hold(first q)
+        # The trajectory (or the first position held) and its time watch.
+        self.sampler = ReferenceSampler()
         self.last_state = None
         # Set before anything can raise: destroy_node runs on a node that
         # failed to start too (rclpy destroys it at shutdown).
@@ -100,6 +99,7 @@ class InverseDynamicsNode(Node):
         self.trajectory_subscriptions = []
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
+        self.seconds = node_seconds(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.effort_publisher, self.feedforward_publisher, \
             self.annotated_publisher = publishers(
@@ -144,6 +144,18 @@ class InverseDynamicsNode(Node):
         if any(p.name in PARAMETERS for p in parameters):
             with self.lock:   # answers compute and cache them under it
                 self.cache.clear()
+                if self.model is not None and any(p.name in (
+                        'max_state_age', 'jump_policy', 'missing_velocity')
+                        for p in parameters):
+                    self.watch_time()
+
+    def watch_time(self):
+        """Read states and watch their time with the parameters in force."""
+        age = self.get_parameter('max_state_age').value
+        self.input = JointStateInput(
+            self.model, self.seconds, age,
+            self.get_parameter('missing_velocity').value)
+        self.sampler.watch(age, self.get_parameter('jump_policy').value)
 
     def friction(self):
         """Return the JointFriction in model order, None: none (cached)."""
@@ -255,16 +267,14 @@ class InverseDynamicsNode(Node):
             self.index = model_index(model, joint_names)
             self.in_order = np.array_equal(self.index, np.arange(model.nq))
             self.cache.clear()
-            self.reader = JointStateReader(model.joint_names)
-            self.cdr_reader = JointStateCdrReader(model.joint_names)
             # The outputs kept serialized (None: layout not recognised,
             # messages are built instead).
             self.effort_output = serialized_vector(len(joint_names))
             self.feedforward_output = serialized_effort_state(joint_names)
             if not same_joints:
-                self.trajectory = None
-                self.held = None
+                self.sampler.clear()
                 self.last_state = None
+            self.watch_time()
 
     def destroy_node(self):
         """Stop the input threads, then destroy the node."""
@@ -288,43 +298,34 @@ class InverseDynamicsNode(Node):
             if self.model is None:
                 self.warnings.ignored('joint_states', NO_MODEL)
                 return
-            read = self.cdr_reader(data)
-            if read is None:   # not read in place: as a message
-                read = self.read_message(data)
-            self.answer(*read)
+            # Fresh and whole (publishers merged); qd where it is used.
+            stamp, t, state = self.input.serialized(data, self.uses_qd())
+            self.answer(stamp, t, state)
 
-    def read_message(self, data):
-        """Return ((sec, nanosec), JointArrays) of ``data`` deserialized."""
-        try:
-            msg = deserialize_message(data, JointState)
-        except Exception as error:  # noqa: B902 (whatever rclpy raises)
-            raise BadInput('not a JointState (%s)' % type(error).__name__)
-        stamp = msg.header.stamp
-        return (stamp.sec, stamp.nanosec), self.reader(msg)
+    def uses_qd(self):
+        """Return True if the torques use the measured velocities."""
+        return self.mode() == 'computed_torque' or (
+            self.mode() == 'gravity' and self.friction() is not None)
 
-    def answer(self, stamp, state):
+    def answer(self, stamp, time, state):
         """Compute and publish the torques for a joint state (lock held)."""
-        if self.held is None:   # made once, not per answer (none writes it)
-            self.held = hold(state.position)
         self.last_state = (state.position, state.velocity)
-        sec, nanosec = stamp
-        if sec == 0 and nanosec == 0:
-            sec, nanosec = divmod(self.get_clock().now().nanoseconds,
-                                  1000000000)
         try:
-            efforts = self.efforts(sec + 1e-9 * nanosec, state.position,
-                                   state.velocity)
+            efforts = self.efforts(time, state.position, state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             reason = 'computation failed: %s' % error
-            self.warnings.warn(reason, 'no torques published: %s' % reason)
+            self.warnings.warn('computation failed',
+                               'no torques published: %s' % reason)
             return
-        self.publish(efforts, sec, nanosec)
+        self.publish(efforts, *stamp)
 
     def reference(self, time):
         """Return the desired q, qd and qdd at ``time`` in model order."""
-        if self.trajectory is not None:
-            return sample(self.trajectory, time)
-        return self.held
+        desired, step = self.sampler.sample(time, self.last_state[0])
+        if step.kind in ('gap', 'forward', 'back'):
+            self.warnings.warn('reference ' + step.kind, lambda: step_note(
+                step, self.sampler.jump_policy))
+        return desired
 
     def efforts(self, time, q, qd):
         """
@@ -409,7 +410,7 @@ class InverseDynamicsNode(Node):
                 # Like JTC: from the state at receipt to the first waypoint.
                 trajectory.initial = self.last_state
                 trajectory.received_time = now
-            self.trajectory = trajectory
+            self.sampler.follow(trajectory)
 
     def on_payload(self, msg):
         """With follow_payload: make ``msg`` the payload.* parameters."""

@@ -14,11 +14,14 @@
 
 """inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
 
+from .joint_state_input import STATE_INPUT, state_input_specs
 from .parameters import ParameterTable, Spec
+from ..control.reference_sampler import JUMP_POLICIES
 from ..control.retime import TRAJECTORY_MODES
 from ..control.saturation import check_limits, MAX_SCALE
 from ..dynamics.friction import read_friction
 from ..reasons import quote
+from ..streams.clock_jumps import JUMP_BOUND
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
 
@@ -103,4 +106,11 @@ PARAMETERS = ParameterTable([
          'apply every geometry_msgs/InertiaStamped on payload (as '
          'payload_estimation_node publishes it) as the payload.* '
          'parameters; its frame must be the tip link'),
-])
+    Spec('jump_policy', 'string', 'hold',
+         "when the joint states' time goes back by more than "
+         'max_state_age or leaps ahead by more than %g s (/clock jumped, '
+         'the simulator restarted): hold: drop the trajectory, hold the '
+         'current position; re-anchor: resume the trajectory where it '
+         'was' % JUMP_BOUND, choices=JUMP_POLICIES, rebuilds=STATE_INPUT),
+] + state_input_specs('the reference pauses over a gap in the states '
+                      'longer than this'))

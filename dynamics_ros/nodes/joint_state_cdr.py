@@ -87,13 +87,26 @@ def read_names(data, at):
 class JointStateCdrReader:
     """Read serialized JointStates into arrays in a fixed joint order."""
 
-    def __init__(self, joint_names):
-        """Read joints ``joint_names`` (in that order) from messages."""
+    def __init__(self, joint_names, partial=False, whole=False):
+        """
+        Read joints ``joint_names`` (in that order) from messages.
+
+        ``partial``, ``whole``: as conversions.JointStateReader's (a
+        message may name some of the joints; the velocity is None when it
+        has none).
+        """
         self.joint_names = list(joint_names)
+        self.partial = partial
+        self.whole = whole
         self._name_bytes = None   # the serialized names last seen
         self._names = None
         self._index = None
+        self._joints = None
         self._gathers = {}   # layout -> word indices of the values read
+        # Name lists seen (several publishers on one topic): bytes ->
+        # (names, index, joints), so alternating between them costs a
+        # lookup, not a decoding.
+        self._known = {}
 
     def learn_names(self, data, at):
         """Decode the names at ``at``; return False if not read with certainty."""
@@ -101,10 +114,20 @@ class JointStateCdrReader:
         if read is None:
             return False
         names, end = read
-        # The same check and reason as JointStateReader (BadInput).
-        index = name_index(names, self.joint_names, 'JointState')
-        self._name_bytes = bytes(data[at:end])
-        self._names, self._index = names, index
+        name_bytes = bytes(data[at:end])
+        known = self._known.get(name_bytes)
+        if known is None:
+            # The same check and reason as JointStateReader (BadInput).
+            some = self.partial and not self.whole
+            index = name_index(names, self.joint_names, 'JointState', some)
+            joints = None
+            if some:
+                index, joints = index
+            if len(self._known) > 16:
+                self._known.clear()
+            known = self._known[name_bytes] = (names, index, joints)
+        self._name_bytes = name_bytes
+        self._names, self._index, self._joints = known
         self._gathers.clear()
         return True
 
@@ -113,7 +136,8 @@ class JointStateCdrReader:
         Return ((sec, nanosec), JointArrays) of serialized ``data``.
 
         BadInput as JointStateReader raises it for the message; None when
-        ``data`` is not read here (deserialize it instead).
+        ``data`` is not read here (deserialize it instead).  ``partial``:
+        ((sec, nanosec), JointArrays, joints), as JointStateReader's.
         """
         end = len(data)
         if end < 16 or data[0] != 0 or data[1] != 1:
@@ -154,8 +178,14 @@ class JointStateCdrReader:
             # A NaN or inf makes the sum of squares non-finite (so may a
             # huge finite value: then the field-by-field read decides).
             if math.isfinite(values.dot(values)):
-                return stamp, self.split(values, layout)
-        return stamp, self.picked(data, layout)   # BadInput, with the reason
+                arrays = self.split(values, layout)
+            else:
+                arrays = self.picked(data, layout)   # BadInput: the reason
+        else:
+            arrays = self.picked(data, layout)
+        if self.partial:
+            return stamp, arrays, self._joints
+        return stamp, arrays
 
     def gather(self, layout):
         """
@@ -179,7 +209,8 @@ class JointStateCdrReader:
         """Return the JointArrays of the gathered ``values`` of ``layout``."""
         n = len(self._index)
         position = values[:n]
-        velocity = values[n:2 * n] if layout[1][1] else np.zeros(n)
+        velocity = values[n:2 * n] if layout[1][1] else (
+            None if self.partial else np.zeros(n))
         effort = None
         if layout[2][1]:
             effort = values[-n:]
@@ -196,6 +227,6 @@ class JointStateCdrReader:
             values = np.frombuffer(data, '<f8', count, at)
             arrays.append(pick(values, index, len(names), field, names))
         position, velocity, effort = arrays
-        if velocity is None:
+        if velocity is None and not self.partial:
             velocity = np.zeros(len(index))
         return JointArrays(position, velocity, effort)

@@ -25,15 +25,17 @@ behaviour: README.md, section "linearization_node".
 
 import threading
 
+from builtin_interfaces.msg import Time
 import numpy as np
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from .conversions import (BadInput, is_zero_time, joint_state_message,
-                          JointStateReader, matrix_message, message_vector)
+from .conversions import (BadInput, joint_state_message, matrix_message,
+                          message_vector)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .joint_state_input import JointStateInput, node_seconds
 from .linearization_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import publishers
@@ -69,6 +71,7 @@ class LinearizationNode(Node):
         self.state_subscription = None  # destroy_node may run on a failed
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
+        self.seconds = node_seconds(self)
         self.warnings = ThrottledWarnings(self.get_logger())
         self.a_publisher, self.b_publisher, self.point_publisher = publishers(
             self, (Float64MultiArray, 'state_space/A'),
@@ -99,6 +102,18 @@ class LinearizationNode(Node):
             if parameter.name == 'rate':
                 self.timer.timer_period_ns = timer_period_ns(parameter.value)
                 self.timer.reset()
+        if any(p.name in ('max_state_age', 'missing_velocity')
+               for p in parameters):
+            with self.lock:
+                if self.model is not None:
+                    self.read_states()
+
+    def read_states(self):
+        """Read joint_states with the parameters in force (lock held)."""
+        self.input = JointStateInput(
+            self.model, self.seconds,
+            self.get_parameter('max_state_age').value,
+            self.get_parameter('missing_velocity').value)
 
     def on_model(self, model, joint_names):
         """Use a new model; forget inputs read for another joint set."""
@@ -110,7 +125,7 @@ class LinearizationNode(Node):
             self.model = model
             self.joint_names = list(joint_names)
             self.index = model_index(model, joint_names)
-            self.reader = JointStateReader(model.joint_names)
+            self.read_states()
 
     def destroy_node(self):
         """Stop the joint_states thread, then destroy the node."""
@@ -124,11 +139,11 @@ class LinearizationNode(Node):
         with self.lock:
             if self.model is None:   # dropped with a warning (dropping)
                 raise BadInput(NO_MODEL)
-            state = self.reader(msg)
-            stamp = msg.header.stamp
-            if is_zero_time(stamp):
-                stamp = self.get_clock().now().to_msg()
-            self.state = (state.position, state.velocity, stamp)
+            # Fresh, every joint (several publishers merged); copies: the
+            # merger writes into its arrays on the next message.
+            stamp, t, state = self.input.message(msg)
+            self.state = (state.position.copy(), state.velocity.copy(),
+                          Time(sec=stamp[0], nanosec=stamp[1]), t)
 
     def on_command(self, msg):
         """Keep the last valid effort command (joints order -> model)."""
@@ -147,7 +162,14 @@ class LinearizationNode(Node):
             index, joint_names = self.index, self.joint_names
         if model is None or state is None:
             return
-        q, qd, stamp = state
+        q, qd, stamp, t = state
+        age, limit = self.seconds() - t, self.input.max_state_age
+        if limit > 0.0 and age > limit:
+            # A stalled driver: no model about a state this old.
+            self.warnings.warn('stale state', lambda: (
+                'no linearization published: the latest joint state is '
+                '%.3g s old (max_state_age %g s)' % (age, limit)))
+            return
         if tau is None:
             tau = gravity_torques(model, q)
         dt = self.get_parameter('discrete_dt').value

@@ -14,6 +14,7 @@
 
 """linearization_node's parameters (README, "linearization_node")."""
 
+from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
 
 MIN_RATE = 1e-3  # Hz: one model every 1000 s
@@ -27,4 +28,4 @@ PARAMETERS = ParameterTable([
          '> 0: zero-order-hold discrete model x[k+1] = A x[k] + B u[k] '
          'with this sample time, s; 0: continuous dx/dt = A x + B u',
          low=0.0, high=MAX_DT),
-])
+] + state_input_specs('no model is published about an older state'))

@@ -30,6 +30,7 @@ import numpy as np
 
 from .conversions import time_message
 from .serialized_message import doubles
+from ..dynamics.bias import gravity_torques
 from ..reasons import cut
 
 # Pacing: sleep only when ahead of the wall clock by more than this, and
@@ -51,6 +52,9 @@ class SimulatorLoop:
             pending.popleft().apply(self)
         simulation = self.simulation
         simulator, commands = simulation.simulator, simulation.commands
+        deadline = self.command_timeout.deadline
+        if deadline is not None and simulator.t >= deadline:
+            self.time_out(simulation)
         hold = commands.hold()
         if hold is not None:   # the hold's effort computed in the step
             simulator.hold_step(*hold, commands.damping)
@@ -59,6 +63,28 @@ class SimulatorLoop:
                               simulator.dt)
             simulator.step(effort, commands.damping)
         self.publish(simulation)
+
+    def time_out(self, simulation):
+        """
+        Fall back from a stale command to holding the current pose.
+
+        The position PID holds the pose where the timeout struck, with the
+        gravity torques of the simulator's own model there as feed-forward
+        (JointCommands.hold_pose): what stops the arm swinging on a dead
+        controller's last torque, without the sag of a PID alone.
+        """
+        self.command_timeout.cancel()
+        simulator = simulation.simulator
+        pose = simulator.q.copy()
+        simulator.voltage = None   # motors: the drive law again
+        simulation.commands.hold_pose(pose, gravity_torques(
+            simulation.model, pose))
+        self.warnings.warn('command timeout', (
+            '%s command timed out (none for command_timeout %g s of '
+            'simulated time): holding the pose at t = %.6f s with the '
+            'position PID and gravity compensation until the next command'
+            % (self.timed_command, self.command_timeout.timeout,
+               simulator.t)))
 
     def publish(self, simulation, every_step=False):
         """Publish /clock, and joint_states when due (or ``every_step``)."""

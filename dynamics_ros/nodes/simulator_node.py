@@ -58,11 +58,12 @@ from ..model.payload import payload_body
 from ..reasons import cut, quote
 from ..sim.controllers import default_gains, JointCommands, PidGains
 from ..sim.simulator import checked_initial_positions, Simulator
+from ..streams.command_timeout import CommandTimeout
 
 # The parameters kept in ``settings`` (the others are read when used).
 SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'publish_clock', 'pid_bandwidth', 'flexible_config',
-            'actuator_config')
+            'actuator_config', 'command_timeout')
 
 
 def read_actuators(settings):
@@ -94,6 +95,10 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
         """Declare parameters, topics, the reset service and the model."""
         super().__init__('simulator_node', **kwargs)
         self.settings = self.read_parameters()
+        # When the effort, velocity or voltage command in force goes stale.
+        self.command_timeout = CommandTimeout(
+            self.settings['command_timeout'])
+        self.timed_command = None
         self.warnings = ThrottledWarnings(self.get_logger())
         self.divergence_warnings = ThrottledWarnings(self.get_logger(), 10.0)
         self.pending = deque()
@@ -219,6 +224,8 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
             return
         (settings, rebuild), self.accepted = self.accepted, None
         self.settings = settings
+        # From the next command on.
+        self.command_timeout.timeout = float(settings['command_timeout'])
         if rebuild and self.source.model is not None:
             try:
                 simulation = self.build_simulation(

@@ -16,6 +16,8 @@
 
 from .parameters import ParameterTable, Spec
 from ..sim.integrators import INTEGRATORS
+from ..streams.command_timeout import (DEFAULT_COMMAND_TIMEOUT,
+                                       MAX_COMMAND_TIMEOUT)
 
 PID_TERMS = ('kp', 'ki', 'kd', 'max_integral_error')
 GAIN_PARAMETERS = tuple('%s_%s' % (prefix, term) for prefix in ('pos', 'vel')
@@ -61,6 +63,14 @@ PARAMETERS = ParameterTable([
          'joint_states rate, Hz of simulated time; 0 = every step',
          low=0.0, high=1e6, rebuilds=SIMULATION),
     Spec('publish_clock', 'bool', True, 'publish /clock every step'),
+    Spec('command_timeout', 'double', DEFAULT_COMMAND_TIMEOUT,
+         'an effort, velocity or voltage command older than this, s of '
+         "simulated time, times out (as joint_trajectory_controller's "
+         'cmd_timeout): the joints then hold the pose where it struck '
+         '(position PID plus the gravity torques of the model), with one '
+         'warning; position commands and trajectories end in a hold of '
+         'their own and do not time out; 0: never', low=0.0,
+         high=MAX_COMMAND_TIMEOUT),
     Spec('initial_positions', 'double[]', None,
          'initial joint positions in joints order, the state of the next '
          '~/reset too; unset: zero, or mid-range where zero is outside the '

@@ -90,6 +90,7 @@ class Simulation:
         self.commands.mode = old.commands.mode
         self.commands.target = old.commands.target
         self.commands.followed = old.commands.followed
+        self.commands.hold_effort = old.commands.hold_effort
 
     def published_values(self):
         """Return (positions, velocities, efforts) in published order."""
@@ -140,6 +141,11 @@ class Command:
         {'effort': commands.command_effort,
          'position': commands.command_position,
          'velocity': commands.command_velocity}[self.mode](ordered)
+        if self.mode == 'position':   # a hold already: no timeout
+            node.command_timeout.cancel()
+        else:
+            node.command_timeout.received(simulation.simulator.t)
+            node.timed_command = self.mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +166,7 @@ class FollowTrajectory:
         self.trajectory.received_time = simulator.t
         simulator.voltage = None   # the drive law again
         simulation.commands.follow(self.trajectory, self.efforts)
+        node.command_timeout.cancel()   # it ends in a hold of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +188,8 @@ class VoltageCommand:
         # No controller runs meanwhile (no integral winding up); the next
         # command of another kind starts its own afresh.
         simulation.commands.command_effort(np.zeros(n))
+        node.command_timeout.received(simulator.t)
+        node.timed_command = 'voltage'
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +216,7 @@ class NewSimulation:
     def apply(self, node):
         """Run it from now on."""
         node.simulation = self.simulation
+        node.command_timeout.cancel()   # no command yet: zero effort
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,4 +243,5 @@ class Reset:
         node.simulation.simulator.reset(keep_time=True)
         node.simulation.simulator.set_external_wrench(None)
         node.simulation.commands.reset()
+        node.command_timeout.cancel()
         self.done.set()

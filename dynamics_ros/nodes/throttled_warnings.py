@@ -15,14 +15,18 @@
 Warnings logged at most once per period per kind, with a count.
 
 ``ThrottledWarnings(logger, period=2.0).warn(key, text)`` logs a warning
-at most once per ``period`` seconds (wall clock) per ``key`` and says how
-many were suppressed meanwhile (``text`` may be a function, called only
-when the warning is logged); ``.warn_each(key, flags, text)`` does so for
-each set flag j of a bool array, with ``text(j)``, in array operations;
-``.ignored(topic, reason)`` logs '<topic> ignored: <reason>' keyed by
-both; ``.dropping(topic, callback)`` wraps a message callback so that its
-``BadInput`` becomes such a warning.  A text is cut to
-``reasons.LOG_CHARS``.
+at most once per ``period`` seconds (monotonic clock) per ``key`` - a
+kind of warning, never a text that carries values - and counts the
+repeats into the next line of that kind, '... (x19 in the last 2 s)'
+(streams.log_throttle.KindThrottle; ``text`` may be a function, called
+only when the warning is logged); ``.warn_each(key, flags, text)`` does so
+for each set flag j of a bool array, with ``text(j)``, in array
+operations; ``.ignored(topic, reason, kind=None)`` logs '<topic> ignored:
+<reason>' keyed by the topic and the reason's kind (``kind``, else the
+reason's words without its numbers and quoted values);
+``.dropping(topic, callback)`` wraps a message callback so that its
+``BadInput`` becomes such a warning, keyed by ``BadInput.kind``.  A text
+is cut to ``reasons.LOG_CHARS``.
 """
 
 import time
@@ -31,6 +35,7 @@ import numpy as np
 
 from .conversions import BadInput
 from ..reasons import LOG_CHARS, shorten
+from ..streams.log_throttle import kind_of, KindThrottle
 
 
 def warning_text(text, suppressed):
@@ -49,8 +54,7 @@ class ThrottledWarnings:
         self.logger = logger
         self.period = period
         self.clock = clock
-        self._last = {}
-        self._suppressed = {}
+        self.throttle = KindThrottle(logger.warning, period, clock)
         self._each = {}   # warn_each: key -> (next allowed time, count)
 
     def warn(self, key, text):
@@ -60,19 +64,8 @@ class ThrottledWarnings:
         ``text`` may be a function returning the text: it is called only
         when the warning is logged (a 1 kHz path formats nothing it drops).
         """
-        now = self.clock()
-        last = self._last.get(key)
-        if last is not None and now - last < self.period:
-            self._suppressed[key] = self._suppressed.get(key, 0) + 1
-            return False
-        if len(self._last) > 1000:  # many distinct keys: forget old ones
-            self._last.clear()
-        suppressed = self._suppressed.pop(key, 0)
-        if callable(text):
-            text = text()
-        self._last[key] = now
-        self.logger.warning(warning_text(text, suppressed))
-        return True
+        return self.throttle.warn(key, lambda: shorten(
+            text() if callable(text) else text, LOG_CHARS))
 
     def warn_each(self, key, flags, text):
         """
@@ -98,9 +91,10 @@ class ThrottledWarnings:
             count[j] = 0
             allowed[j] = now + self.period
 
-    def ignored(self, topic, reason):
+    def ignored(self, topic, reason, kind=None):
         """Warn that a message on ``topic`` was dropped, and why."""
-        return self.warn((topic, reason), '%s ignored: %s' % (topic, reason))
+        return self.warn((topic, kind or kind_of(reason)),
+                         '%s ignored: %s' % (topic, reason))
 
     def dropping(self, topic, callback):
         """
@@ -113,5 +107,5 @@ class ThrottledWarnings:
             try:
                 callback(msg)
             except BadInput as error:
-                self.ignored(topic, str(error))
+                self.ignored(topic, str(error), error.kind)
         return receive

@@ -45,7 +45,7 @@ from ..control.computed_torque import position_error
 from ..control.trajectory import sample
 from ..dynamics.crba import mass_matrix
 
-MODES = ('effort', 'position', 'velocity', 'trajectory')
+MODES = ('effort', 'position', 'velocity', 'trajectory', 'hold')
 
 
 @dataclass
@@ -209,6 +209,7 @@ class JointCommands:
         self.zero = np.zeros(self.model.nq)
         self.target = np.zeros(self.model.nq)
         self.followed = None
+        self.hold_effort = self.zero
         self.position_pid.reset()
         self.velocity_pid.reset()
 
@@ -233,6 +234,19 @@ class JointCommands:
         self._switch('velocity')
         self.target = np.array(velocity, dtype=float)
 
+    def hold_pose(self, position, feedforward):
+        """
+        Hold ``position`` with the position PID plus ``feedforward`` effort.
+
+        What a command falls back to when it times out (simulator_node's
+        ``command_timeout``): the pose where the timeout struck, held by
+        the position loop, with the gravity torques of that pose as
+        feed-forward so the loop has no sag to fight (model order).
+        """
+        self._switch('hold')
+        self.target = np.array(position, dtype=float)
+        self.hold_effort = np.array(feedforward, dtype=float)
+
     def follow(self, trajectory, efforts=None):
         """Follow a control.trajectory.Trajectory in model joint order."""
         self._switch('trajectory')
@@ -242,6 +256,8 @@ class JointCommands:
         """Return the desired (q, qd, effort feed-forward) at time ``t``."""
         if self.mode == 'position':
             return self.target, self.zero, self.zero
+        if self.mode == 'hold':
+            return self.target, self.zero, self.hold_effort
         if self.mode == 'trajectory':
             q_desired, qd_desired, _ = sample(self.followed.trajectory, t)
             return q_desired, qd_desired, self.followed.feedforward(t)

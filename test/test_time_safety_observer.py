@@ -1,0 +1,170 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+external_torque_node when time misbehaves (issue 28, point 2), over DDS.
+
+The tester plays a simulator on sim time: it publishes ``/clock`` and a
+Panda's ``joint_states`` at rest (no gravity, so the measured effort is
+minus the external torque), stamped with that clock, every 10 ms; the
+node runs with ``use_sim_time``.  One future stamp (+1000 s), and then
+``/clock`` going back 50 s with the states (a simulator restart): the
+node's next estimates resume within two samples, and a push applied right
+after is detected.  A flood of future stamps gives at most one warning of
+that kind a second, the repeats counted in the next line.
+"""
+
+import time
+
+import dynamics_ros as dr
+from dynamics_ros.nodes.conversions import time_message, to_seconds
+import numpy as np
+from oracle import example_arm_xml
+import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool
+
+DOMAIN_ID = reserve_domain_id(__name__)
+NODE = 'external_torque_node'
+XML = example_arm_xml('panda')
+MODEL = dr.load_urdf(XML, gravity=(0.0, 0.0, 0.0))
+Q0 = np.array([0.1, -0.6, 0.2, -2.1, 0.3, 1.6, 0.7])
+PUSH = np.array([0.0, 10.0, 0.0, 0.0, 0.0, 0.0, 0.0])   # N m on joint 2
+GAIN, DT, THRESHOLD = 50.0, 0.01, 5.0
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+@pytest.fixture(scope='module')
+def ros():
+    """Run the node on sim time; a tester playing the simulator."""
+    node = NodeProcess(NODE, DOMAIN_ID, {
+        'robot_description': XML, 'gravity': [0.0, 0.0, 0.0],
+        'gain': GAIN, 'thresholds': THRESHOLD, 'use_sim_time': True})
+    tester = RosTester(DOMAIN_ID)
+    tester.states = tester.publisher(JointState, 'joint_states')
+    tester.clock_publisher = tester.publisher(Clock, '/clock')
+    tester.torques = tester.collector(JointState, 'external_torques')
+    tester.collisions = tester.collector(Bool, 'collision', LATCHED)
+    tester.time = 100.0
+    tester.wait_for(lambda: tester.collisions.messages, what='collision')
+    tester.wait_for_subscriber(tester.states)
+    yield tester
+    finish(node, tester)
+
+
+def state(seconds, effort):
+    """Return a JointState of the Panda at rest at Q0, stamped ``seconds``."""
+    msg = JointState(name=list(MODEL.joint_names), position=Q0.tolist(),
+                     velocity=[0.0] * MODEL.nq,
+                     effort=[float(x) for x in effort])
+    msg.header.stamp = time_message(seconds)
+    return msg
+
+
+def tick(ros, seconds, effort):
+    """Publish /clock at ``seconds`` and a state stamped with it."""
+    ros.clock_publisher.publish(Clock(clock=time_message(seconds)))
+    ros.states.publish(state(seconds, effort))
+
+
+def answered(ros, seconds):
+    """Return the estimates stamped ``seconds``."""
+    return [m for m in ros.torques.messages
+            if abs(to_seconds(m.header.stamp) - seconds) < 1e-6]
+
+
+def step(ros, effort, wait=True):
+    """Advance the tester's clock by DT and send a state (answered)."""
+    ros.time += DT
+    t = ros.time
+    if wait:
+        ros.wait_for(lambda: answered(ros, t),
+                     action=lambda: tick(ros, t, effort), every=0.2,
+                     what='the estimate at %.3f s' % t)
+    else:
+        tick(ros, t, effort)
+        ros.spin(0.03)
+    return t
+
+
+def resumed_within_two_samples(ros, effort):
+    """Send ten samples once each: all from the third on are answered."""
+    times = [step(ros, effort, wait=False) for _ in range(10)]
+    ros.spin(0.5)
+    missing = [t for t in times[2:] if not answered(ros, t)]
+    assert not missing, 'no estimate at %s' % missing
+
+
+def test_settles_with_no_push(ros):
+    for _ in range(20):
+        step(ros, np.zeros(MODEL.nq))
+    assert not ros.collisions.messages[-1].data
+
+
+def test_a_future_stamp_does_not_blind_the_observer(ros):
+    future = ros.time + 1000.0
+    for _ in range(3):
+        ros.states.publish(state(future, np.zeros(MODEL.nq)))
+        ros.spin(0.05)
+    assert not answered(ros, future)   # not on the node's clock: dropped
+    resumed_within_two_samples(ros, np.zeros(MODEL.nq))
+    push_is_detected(ros)
+
+
+def test_clock_going_back_does_not_blind_the_observer(ros):
+    ros.time -= 50.0   # the simulator restarted, 50 s back
+    ros.clock_publisher.publish(Clock(clock=time_message(ros.time)))
+    ros.spin(0.2)
+    step(ros, np.zeros(MODEL.nq))   # answered: the integral restarted
+    resumed_within_two_samples(ros, np.zeros(MODEL.nq))
+    push_is_detected(ros)
+
+
+def push_is_detected(ros):
+    """Push on joint 2 (effort = -push at rest): detected, then released."""
+    ros.torques.clear()
+    for _ in range(15):   # 0.15 s: 7.5 time constants
+        step(ros, -PUSH)
+    estimate = ros.torques.messages[-1].effort
+    assert abs(estimate[1] - PUSH[1]) < 0.05 * PUSH[1], estimate
+    ros.wait_for(lambda: ros.collisions.messages[-1].data,
+                 what='collision true')
+    for _ in range(30):
+        step(ros, np.zeros(MODEL.nq))
+    ros.wait_for(lambda: not ros.collisions.messages[-1].data,
+                 what='collision false')
+
+
+def test_warnings_of_one_kind_at_most_once_a_second(ros):
+    future = ros.time + 1000.0
+    start = time.monotonic()
+    k = 0
+    while time.monotonic() - start < 2.5:   # 2.5 s of future stamps
+        k += 1
+        ros.states.publish(state(future + k * DT, np.zeros(MODEL.nq)))
+        ros.spin(0.005)
+    ros.spin(1.5)
+    lines = [m for m in ros.logs.messages if m.name == NODE
+             and 'ahead of the node clock' in m.msg]
+    stamps = [to_seconds(m.stamp) for m in lines]
+    assert 1 <= len(lines) <= 4, [m.msg for m in lines]
+    assert all(b - a >= 0.99 for a, b in zip(stamps, stamps[1:])), stamps
+    # The repeats are counted, not lost.
+    assert any(' in the last ' in m.msg for m in lines[1:]), [
+        m.msg for m in lines]
+    resumed_within_two_samples(ros, np.zeros(MODEL.nq))
