@@ -14,8 +14,13 @@
 
 """Shared pytest fixtures and the relative-tolerance check of the suite."""
 
+import os
+
 import dynamics_ros as dr
 import numpy as np
+
+# The repository root (test modules live one folder below test/, by layer).
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def assert_close(actual, expected, rtol=1e-9, what='', scale=None):

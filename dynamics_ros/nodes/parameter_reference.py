@@ -19,7 +19,7 @@ The node-reference tables of the README, rendered from the node tables.
 rewrites the README's sections between ``<!-- parameters:<node> begin -->``
 and ``<!-- parameters:<node> end -->`` from each node's table (and the
 model parameters' ``model`` section from ModelSource's definitions);
-``--check`` exits 1 when one drifted (test/test_parameter_tables.py).
+``--check`` exits 1 when one drifted (test/nodes/test_parameter_tables.py).
 """
 
 import argparse

@@ -66,7 +66,7 @@ integrator), else ``exponential``.  Measured on Panda with 50:1 motors
 (L/R = 1.3 ms) over 0.1 s at 1 kHz against a 10 us reference: coupled
 2e-10 rad, exponential 3e-6 rad (1.5e-6 at 2 kHz, 5e-7 at 4 kHz; speeds
 and currents fall 3.5 to 3.8 times a halving: second order);
-test/test_actuated_simulator.py.
+test/sim/test_actuated_simulator.py.
 
 Joint effects (implicit damping, friction and limit impulses, wrapping)
 act after the step as on any model.  Where an impulse stopped a joint (a

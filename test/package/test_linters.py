@@ -23,9 +23,10 @@ the project's Apache-2.0 header.
 import os
 import subprocess
 
+from conftest import REPO_ROOT
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 CHECKED = ['dynamics_ros', 'test', 'benchmarks', 'launch', 'setup.py']
 HEADER_LINES = [
     '# Copyright 20',

@@ -15,20 +15,20 @@
 """
 Safe beside a real robot, the simulator: it must not diverge, wedge or ignore.
 
-- Finding 4: URDF damping on light joints is stiff (xArm7 joint 7: damping
+- Stiff damping: URDF damping on light joints is stiff (xArm7 joint 7: damping
   / inertia about 14,700 1/s, Z1's gripper about 3,300): explicit rk4 at
   1 kHz diverges.  The stiff damping (and stiff PID dampers) are integrated
   implicitly; xArm7 and Z1 run under gravity compensation plus 2 N m effort
   steps and under position commands 0.2 rad past their limits, finite and
   within the limits.  A step too long for what stays explicit is warned
   about for any model.
-- Finding 3: after a divergence simulator_node resets once, logs one error
+- One reset per divergence: after a divergence simulator_node resets once, logs one error
   and waits for a new command or model (no reset loop); time runs again
   after a good command or model.  Over DDS, its own domain, in a process whose
-  loader accepts gravity [1e308]*3 as it did when the finding was made
+  loader accepts gravity [1e308]*3 as it did when this was first seen
   (the loader refuses it now, so nothing else could make a model diverge
   for good at zero effort).
-- Finding 9: every runtime parameter set of simulator_node takes effect or
+- Every set answered: every runtime parameter set of simulator_node takes effect or
   is refused with a bounded reason quoting the value (another domain).
 """
 
@@ -36,6 +36,7 @@ import os
 import sys
 import warnings
 
+from conftest import REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.trajectory import Trajectory
 from dynamics_ros.errors import ModelWarning
@@ -91,7 +92,7 @@ UNLIMITED_URDF = """<robot name="unlimited">
 </robot>"""
 
 # simulator_node with no upper bound on gravity, as the loader once had, so
-# that gravity [1e308]*3 still gives a model (finding 3's reproduction).
+# that gravity [1e308]*3 still gives a model (the divergence reproduction below).
 OLD_LOADER_NODE = '\n'.join([
     'import sys',
     'from dynamics_ros.model import ranges',
@@ -158,7 +159,7 @@ def excess(model, q):
                      np.max(model.lower_limit - q), 0.0))
 
 
-# -- finding 4: stiff damping, ROS-free ------------------------------------
+# -- stiff damping, ROS-free ----------------------------------------------
 
 
 @pytest.mark.parametrize('name', sorted(ARMS))
@@ -394,7 +395,7 @@ def slider_urdf(mass, damping):
 </robot>""" % (damping, mass)
 
 
-# -- finding 3: no wedge after a divergence, over DDS ------------------------
+# -- no wedge after a divergence, over DDS ----------------------------------
 
 
 def error_lines(node, containing='diverged'):
@@ -476,7 +477,7 @@ def test_after_a_divergence_the_node_resets_once_and_waits(old_loader):
     assert len(node.output().splitlines()) < 100, node.output()[-3000:]
 
 
-# -- finding 9: parameter sets take effect or are refused -------------------
+# -- parameter sets take effect or are refused -------------------------------
 
 
 def stamp_spacing(tester, after):
@@ -488,8 +489,7 @@ def stamp_spacing(tester, after):
 
 
 def test_every_parameter_set_takes_effect_or_is_refused_with_a_reason():
-    urdf = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-        __file__))), 'urdf', 'two_link_planar.urdf')
+    urdf = os.path.join(REPO_ROOT, 'urdf', 'two_link_planar.urdf')
     node = NodeProcess(NODE, PARAMETER_DOMAIN, {
         'urdf_path': urdf, 'real_time_factor': 1.0, 'publish_rate': 0.0})
     tester = RosTester(PARAMETER_DOMAIN, 'simulator_safety_parameters')

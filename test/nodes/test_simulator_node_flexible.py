@@ -26,7 +26,7 @@ from the state the node published.  The node runs as fast as it can
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
@@ -41,7 +41,7 @@ import yaml
 DOMAIN_ID = reserve_domain_id(__name__)
 START_DOMAIN_IDS = [reserve_domain_id(__name__) for _ in range(4)]
 NODE = 'simulator_node'
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 URDF = os.path.join(ROOT, 'urdf', 'two_link_planar.urdf')
 CONFIG = os.path.join(ROOT, 'config', 'flexible_two_link_planar.yaml')
 FLEXIBLE = dr.load_flexible(CONFIG, model=URDF)

@@ -26,9 +26,10 @@ import shutil
 import subprocess
 import sys
 
+from conftest import REPO_ROOT
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 
 
 def console_scripts():

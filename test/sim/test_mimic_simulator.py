@@ -27,7 +27,7 @@ finger command at the limits leaves both fingers on them.
 import os
 import xml.etree.ElementTree as ElementTree
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.cli.describe import describe
 from dynamics_ros.model.mimic_model import MimicModel
@@ -38,8 +38,7 @@ from oracle import robots_directory
 import pytest
 
 PANDA = os.path.join('panda_description', 'urdf', 'panda.urdf')
-PUMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf', 'puma560.urdf')
+PUMA = os.path.join(REPO_ROOT, 'urdf', 'puma560.urdf')
 FINGERS = {'panda_finger_joint2': ('panda_finger_joint1', 1.0, 0.0)}
 CHAIN = {'panda_joint7': ('panda_joint5', -0.5, 0.1),
          'panda_joint5': ('panda_joint3', 2.0, -0.2),

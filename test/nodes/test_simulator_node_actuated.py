@@ -28,7 +28,7 @@ timing.
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.sim.controllers import default_gains
 from dynamics_ros.sim.simulator import Simulator
@@ -43,7 +43,7 @@ from std_msgs.msg import Float64MultiArray
 DOMAIN_ID = reserve_domain_id(__name__)
 START_DOMAIN_IDS = [reserve_domain_id(__name__) for _ in range(4)]
 NODE = 'simulator_node'
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 URDF = os.path.join(ROOT, 'urdf', 'two_link_planar.urdf')
 CONFIG = os.path.join(ROOT, 'config', 'actuators_two_link_planar.yaml')
 FLEXIBLE = os.path.join(ROOT, 'config', 'flexible_two_link_planar.yaml')

@@ -27,6 +27,7 @@ import glob
 import math
 import os
 
+from conftest import REPO_ROOT
 from dynamics_ros.nodes import parameter_reference as reference
 from dynamics_ros.nodes.parameter_reference import TABLES
 from dynamics_ros.nodes.parameters import problem, TYPE_NAMES
@@ -34,7 +35,7 @@ from dynamics_ros.reasons import REASON_CHARS
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 README = os.path.join(ROOT, 'README.md')
 NODES = sorted(TABLES)
 NUMERIC = ('double', 'integer', 'per_joint', 'double[]')

@@ -24,6 +24,7 @@ to an (n, n) torque) and non-finite gains; gains and the observer's
 
 import os
 
+from conftest import REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.computed_torque import (
     computed_torque, gain_reason, saturated_computed_torque)
@@ -32,8 +33,7 @@ from dynamics_ros.estimation.momentum_observer import check_max_gap, \
 import numpy as np
 import pytest
 
-TWO_LINK_PATH = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'urdf', 'two_link_planar.urdf')
+TWO_LINK_PATH = os.path.join(REPO_ROOT, 'urdf', 'two_link_planar.urdf')
 with open(TWO_LINK_PATH, encoding='utf-8') as _stream:
     TWO_LINK = _stream.read()
 

@@ -28,7 +28,7 @@ import builtins
 import os
 import threading
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros import resources
 from dynamics_ros.dynamics.friction import read_friction
@@ -42,8 +42,7 @@ from dynamics_ros.model.urdf import description_text, load_urdf, urdf_text
 import numpy as np
 import pytest
 
-URDF_DIR = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'urdf')
+URDF_DIR = os.path.join(REPO_ROOT, 'urdf')
 TWO_LINK_PATH = os.path.join(URDF_DIR, 'two_link_planar.urdf')
 with open(TWO_LINK_PATH, encoding='utf-8') as _stream:
     TWO_LINK = _stream.read()

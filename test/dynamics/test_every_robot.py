@@ -40,7 +40,7 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 import zlib
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 import numpy as np
 from oracle import keep_chain, mimic_tags, PinocchioOracle, \
@@ -48,7 +48,7 @@ from oracle import keep_chain, mimic_tags, PinocchioOracle, \
 import pinocchio as pin
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 REPORT = os.path.join(ROOT, 'test-reports', 'every_robot.md')
 FILES = urdf_files()
 RTOL = 1e-9
@@ -117,7 +117,7 @@ def write_report(rows):
     lines = [
         '# Every robot of example-robot-data against Pinocchio %s' %
         pin.__version__, '',
-        'Written by test/test_every_robot.py.  Relative error: max |ours - '
+        'Written by test/dynamics/test_every_robot.py.  Relative error: max |ours - '
         'Pinocchio| / max |Pinocchio| over %s random states (2 above 30 '
         'joints); tolerance %g.  FD of a mimic model: the larger of the '
         'residual |M qdd + h - tau| / |tau| (our M, h) and the difference '

@@ -28,7 +28,9 @@ import os
 import sys
 import xml.etree.ElementTree as ElementTree
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import REPO_ROOT
+
+ROOT = REPO_ROOT
 SOURCES = sorted(
     glob(os.path.join(ROOT, 'dynamics_ros', '**', '*.py'), recursive=True)
     + glob(os.path.join(ROOT, 'launch', '*.py')))

@@ -28,6 +28,7 @@ or kept the old gains, gives other torques).
 import os
 
 from builtin_interfaces.msg import Time
+from conftest import REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.computed_torque import computed_torque
 import numpy as np
@@ -39,8 +40,7 @@ from ros_harness import inverse_dynamics_topics, NodeProcess, \
 from sensor_msgs.msg import JointState
 
 DOMAIN_ID = reserve_domain_id(__name__)
-URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf', 'two_link_planar.urdf')
+URDF = os.path.join(REPO_ROOT, 'urdf', 'two_link_planar.urdf')
 MODEL = dr.load_urdf(URDF)
 FIRST_ANSWER = 600.0  # s: an upper bound; the wait ends at the answer
 

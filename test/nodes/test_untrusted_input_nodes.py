@@ -29,7 +29,7 @@ reaches a log or a reply.
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import numpy as np
 import pytest
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -40,8 +40,7 @@ from std_msgs.msg import String
 DOMAIN_ID = reserve_domain_id(__name__)
 STARTUP_DOMAIN_ID = reserve_domain_id(__name__)   # nodes that exit at once
 NODE = 'inverse_dynamics_node'
-URDF_DIR = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'urdf')
+URDF_DIR = os.path.join(REPO_ROOT, 'urdf')
 TWO_LINK_PATH = os.path.join(URDF_DIR, 'two_link_planar.urdf')
 PUMA_PATH = os.path.join(URDF_DIR, 'puma560.urdf')
 MARKER = 'MARKER_51c0d2_SECRET'

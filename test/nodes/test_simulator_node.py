@@ -29,7 +29,7 @@ checks compare simulated states, so nothing depends on wall-clock timing.
 import os
 
 from builtin_interfaces.msg import Duration
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.trajectory import Trajectory
 from dynamics_ros.nodes.conversions import time_message, to_seconds
@@ -49,8 +49,7 @@ DOMAIN_ID = reserve_domain_id(__name__)
 # Nodes that must exit at once, apart from the shared node's domain.
 EXIT_DOMAIN_ID = reserve_domain_id(__name__)
 NODE = 'simulator_node'
-URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf', 'two_link_planar.urdf')
+URDF = os.path.join(REPO_ROOT, 'urdf', 'two_link_planar.urdf')
 MODEL = dr.load_urdf(URDF)
 JOINTS = ['elbow', 'shoulder']          # not the model order, on purpose
 HANGING = {'shoulder': -np.pi / 2, 'elbow': 0.0}

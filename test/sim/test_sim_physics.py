@@ -28,7 +28,7 @@ The simulator against known physics: the papers' own verification cases.
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.sim.energy import kinetic_energy, total_energy
 from dynamics_ros.sim.simulator import Simulator
@@ -37,8 +37,7 @@ import pytest
 from scipy.optimize import brentq
 from scipy.special import ellipk
 
-URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf')
+URDF = os.path.join(REPO_ROOT, 'urdf')
 G = 9.81
 
 # --- Mackay's single rigid compound pendulum (SRPEN) -----------------------

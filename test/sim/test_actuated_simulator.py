@@ -27,7 +27,7 @@ Jacobian is rk4's polynomial of dt A exactly.
 import os
 import warnings
 
-from conftest import assert_close, single_joint, textbook_motor
+from conftest import assert_close, REPO_ROOT, single_joint, textbook_motor
 import dynamics_ros as dr
 from dynamics_ros.dynamics.actuated import actuated_state_derivative, \
     linearize_actuated
@@ -44,8 +44,7 @@ from scipy.linalg import expm
 MOTOR = dict(gear_ratio=50.0, rotor_inertia=2e-5, torque_constant=0.06,
              back_emf=0.06, resistance=1.5, inductance=2e-3, damping=1e-5)
 V_STEP = 12.0
-CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'config')
+CONFIG = os.path.join(REPO_ROOT, 'config')
 
 
 def motors_for(model, **changes):

@@ -21,15 +21,14 @@ continuous joints, each against a case with a closed-form answer.
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.sim.joint_effects import solve_impulses
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
 
-URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf')
+URDF = os.path.join(REPO_ROOT, 'urdf')
 G = 9.81
 
 

@@ -24,7 +24,7 @@ other force RK4 is exact and the closed loop has a closed-form recurrence.
 
 import os
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.trajectory import sample, Trajectory
 from dynamics_ros.sim.controllers import (default_gains, FollowedTrajectory,
@@ -32,8 +32,7 @@ from dynamics_ros.sim.controllers import (default_gains, FollowedTrajectory,
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 
-URDF = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), 'urdf')
+URDF = os.path.join(REPO_ROOT, 'urdf')
 TWO_LINK = os.path.join(URDF, 'two_link_planar.urdf')
 
 SLIDER = """<robot name="slider">

@@ -23,7 +23,7 @@ without modes) and the clamped-free beam for a joint held by friction.
 import os
 import warnings
 
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.errors import ModelWarning
 from dynamics_ros.flexible.control import CubicSplineTrajectory, \
@@ -37,7 +37,7 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 PLANAR_URDF = os.path.join(ROOT, 'urdf', 'two_link_planar.urdf')
 CONFIG = os.path.join(ROOT, 'config', 'flexible_two_link_planar.yaml')
 DT = 1e-3

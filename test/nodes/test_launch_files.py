@@ -38,6 +38,7 @@ from importlib.metadata import distribution
 import inspect
 import os
 
+from conftest import REPO_ROOT
 from launch_standins import load_launch_file, load_parameter_file, Node, \
     node_fully_qualified_name, node_name_matches, parameter_file_sections, \
     parameter_sources, parameters_reaching, ParameterValue, Recorder, \
@@ -46,7 +47,7 @@ import pytest
 from ros_harness import reserve_domain_id
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = REPO_ROOT
 LAUNCH_FILES = sorted(glob(os.path.join(ROOT, 'launch', '*.launch.py')))
 SHARES = {'dynamics_ros': ROOT}
 # Nodes created in this process to read their interfaces stay apart.

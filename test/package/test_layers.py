@@ -28,12 +28,13 @@ Every import statement counts, those inside functions too.
 """
 
 import ast
+import glob
 import os
 
+from conftest import REPO_ROOT
 import pytest
 
-PACKAGE = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'dynamics_ros')
+PACKAGE = os.path.join(REPO_ROOT, 'dynamics_ros')
 LAYERS = [
     ('checks', 'errors', 'reasons', 'resources', 'spatial', 'streams'),
     ('model',),
@@ -130,12 +131,12 @@ def test_only_nodes_import_rclpy():
 
 def test_no_test_module_imports_another():
     """Shared test code lives in helper modules, not in test_*.py."""
-    folder = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     offenders = []
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith('.py'):
-            continue
+    for path in sorted(glob.glob(os.path.join(folder, '**', '*.py'),
+                                 recursive=True)):
+        name = os.path.relpath(path, folder)
         offenders += ['%s: %s' % (name, target) for target in
-                      absolute_imports(os.path.join(folder, name))
+                      absolute_imports(path)
                       if target.split('.')[0].startswith('test_')]
     assert not offenders, offenders

@@ -26,7 +26,7 @@ analytic check, docs/papers/nasser_1990.md); Panda's against Pinocchio.
 import os
 
 from builtin_interfaces.msg import Time
-from conftest import assert_close
+from conftest import assert_close, REPO_ROOT
 import numpy as np
 import oracle
 import pytest
@@ -44,8 +44,7 @@ WAITING_DOMAIN_ID = reserve_domain_id(__name__)  # linearization_node
 NAMESPACE = '/arm'
 NODE = 'arm/inverse_dynamics_node'
 LOGGER = 'arm.inverse_dynamics_node'
-URDF_DIR = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'urdf')
+URDF_DIR = os.path.join(REPO_ROOT, 'urdf')
 with open(os.path.join(URDF_DIR, 'two_link_planar.urdf'),
           encoding='utf-8') as _stream:
     TWO_LINK = _stream.read()
