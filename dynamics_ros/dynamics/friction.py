@@ -117,6 +117,18 @@ class JointFriction:
                                self.offset if offset else 0.0,
                                self.smoothing)
 
+    def slope(self, qd):
+        """
+        Return d(friction torque)/d(qd): viscous + coulomb sech^2(qd/eps)/eps.
+
+        The damping the friction adds about ``qd`` (a linearization's
+        velocity block): near rest the smoothed Coulomb term is as steep
+        as coulomb / smoothing.
+        """
+        shape = coulomb_shape(qd, self.smoothing)
+        return self.viscous + self.coulomb * (1.0 - shape * shape) \
+            / self.smoothing
+
     def select(self, joint_names):
         """Return the friction of ``joint_names`` (others: none)."""
         index = {name: k for k, name in enumerate(self.joint_names)}

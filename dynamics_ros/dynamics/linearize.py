@@ -216,3 +216,23 @@ def linearize(model, q, qd, tau, dt=None, *, out=None):
         return dispatch(LINEARIZE, model, (q, qd, tau), out=out)
     A, B = dispatch(LINEARIZE, model, (q, qd, tau))
     return deliver(out, zero_order_hold(A, B, dt))
+
+
+def linearize_with_friction(model, q, qd, tau, friction, dt=None):
+    """
+    Return (A, B) of the dynamics with identified joint friction.
+
+    M qdd + h = tau - f(qd), f = ``friction.torque(qd, offset=False)`` (a
+    ``dynamics.friction.JointFriction`` in ``model.joint_names`` order): the
+    model linearized at tau - f(qd) is exact in q, and f adds its slope to
+    the velocity block, A[n:, n:] -= M^-1 diag(df/dqd), where M^-1 is the
+    lower block of B.  ``dt``: zero-order hold of that continuous model.
+    """
+    qd = as_vector(model, qd, 'qd')
+    A, B = linearize(model, q, qd, as_vector(model, tau, 'tau')
+                     - friction.torque(qd, offset=False))
+    n = model.nq
+    A[n:, n:] -= B[n:, :] * friction.slope(qd)
+    if dt is None:
+        return A, B
+    return zero_order_hold(A, B, dt)

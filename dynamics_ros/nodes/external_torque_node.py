@@ -36,6 +36,7 @@ from std_srvs.srv import Trigger
 from .conversions import BadInput, joint_state_message
 from .entry_point import entry_point
 from .external_torque_parameters import PARAMETERS
+from .friction_input import load_friction
 from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
@@ -60,6 +61,7 @@ class ExternalTorqueNode(Node):
         super().__init__('external_torque_node', **kwargs)
         self.model = None
         self.observer = None
+        self.friction = self.friction_path = None
         self.detector = None
         self.input = None
         PARAMETERS.declare(self)
@@ -115,9 +117,15 @@ class ExternalTorqueNode(Node):
         gain = self.per_joint('gain')
         order = self.get_parameter('order').value
         max_gap = self.get_parameter('max_gap').value
+        path = self.get_parameter('friction_file').value
+        if path != self.friction_path:
+            self.friction_path = path
+            self.friction = load_friction(self.get_logger(), path, self.model)
         if self.observer is None:
-            self.observer = MomentumObserver(self.model, gain, order, max_gap)
+            self.observer = MomentumObserver(self.model, gain, order, max_gap,
+                                             friction=self.friction)
         else:
+            self.observer.friction = self.friction
             self.observer.set_gain(gain)
             self.observer.max_gap = float(max_gap)
             if order != self.observer.order:
@@ -157,6 +165,7 @@ class ExternalTorqueNode(Node):
         self.read_states()
         self.end_collision('the model changed')
         self.observer = None
+        self.friction_path = None   # read again for the new joints
         self.detector = None
         try:
             self.configure()

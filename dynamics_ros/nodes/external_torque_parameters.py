@@ -14,6 +14,7 @@
 
 """external_torque_node's parameters (README, "external_torque_node")."""
 
+from .friction_input import friction_file_reason
 from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
 from ..estimation.collision import (check_hysteresis, check_thresholds,
@@ -91,6 +92,11 @@ PARAMETERS = ParameterTable([
          "frame external_wrench is expressed in, about its origin ('' = "
          'link)', check=link_reason('frame'),
          constraint="a link of the model, or ''"),
+    Spec('friction_file', 'string', '',
+         'identified joint friction YAML (python -m dynamics_ros identify) '
+         'taken off the efforts before the observer, so direction reversals '
+         "are not contacts; '' = none", check=friction_file_reason,
+         rebuilds='observer friction'),
     Spec('wrench_damping', 'double', DEFAULT_DAMPING,
          'damped least squares: singular values of the link Jacobian below '
          'it are damped', low=0.0, high=MAX_DAMPING, check=damping_reason),

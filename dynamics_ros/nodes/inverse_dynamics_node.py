@@ -41,6 +41,7 @@ from .conversions import (BadInput, joint_state_message, refuse_mimic_joints,
                           vector_message)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .friction_input import load_friction
 from .inverse_dynamics_parameters import PARAMETERS
 from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
@@ -56,7 +57,6 @@ from ..control.feasibility import limits_in_use
 from ..control.reference_sampler import ReferenceSampler, step_note
 from ..control.saturation import check_limits, effort_limits, saturate
 from ..dynamics.bias import gravity_torques
-from ..dynamics.friction import read_friction
 from ..dynamics.rnea import inverse_dynamics
 from ..reasons import quote
 
@@ -160,18 +160,9 @@ class InverseDynamicsNode(Node):
     def friction(self):
         """Return the JointFriction in model order, None: none (cached)."""
         if 'friction' not in self.cache:
-            path = self.get_parameter('friction_file').value
-            friction = None
-            if path:
-                try:
-                    friction = read_friction(path).select(
-                        self.model.joint_names)
-                except (OSError, ValueError) as error:
-                    self.warnings.warn('friction_file', (
-                        'friction_file %s could not be read (%s): no '
-                        'friction added') % (quote(path),
-                                             type(error).__name__))
-            self.cache['friction'] = friction
+            self.cache['friction'] = load_friction(
+                self.get_logger(), self.get_parameter('friction_file').value,
+                self.model)
         return self.cache['friction']
 
     def limits(self):

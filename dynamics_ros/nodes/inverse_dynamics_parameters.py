@@ -14,13 +14,12 @@
 
 """inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
 
+from .friction_input import friction_file_reason
 from .joint_state_input import STATE_INPUT, state_input_specs
 from .parameters import ParameterTable, Spec
 from ..control.reference_sampler import JUMP_POLICIES
 from ..control.retime import TRAJECTORY_MODES
 from ..control.saturation import check_limits, MAX_SCALE
-from ..dynamics.friction import read_friction
-from ..reasons import quote
 from ..streams.clock_jumps import JUMP_BOUND
 
 MODES = ('gravity', 'inverse_dynamics', 'computed_torque')
@@ -32,23 +31,6 @@ MAX_KP = 1e6   # 1/s^2
 MAX_KD = 1e4   # 1/s
 # Joint accelerations beyond this are typos (.inf: no limit).
 MAX_ACCELERATION = 1e6   # rad/s^2
-
-
-def friction_file_reason(path, model=None):
-    """Return a reason if ``path`` is not '' nor a readable friction YAML."""
-    if not path:
-        return None
-    try:
-        read_friction(path)
-    except OSError as error:
-        return 'friction_file %s cannot be read (%s)' % (
-            quote(path), type(error).__name__)
-    except ValueError:
-        # The file's own text is not quoted back.
-        return 'friction_file %s is not a friction YAML ({smoothing, ' \
-            'joints: {name: {viscous, coulomb, offset}}}, non-negative ' \
-            'viscous and Coulomb friction)' % quote(path)
-    return None
 
 
 def effort_limits_reason(limits, model=None):

@@ -35,6 +35,7 @@ from .conversions import (BadInput, joint_state_message, matrix_message,
                           message_vector)
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
+from .friction_input import load_friction
 from .joint_state_input import JointStateInput, node_seconds
 from .linearization_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
@@ -42,7 +43,7 @@ from .parameters import publishers
 from .qos import COMMAND_QOS, STATE_QOS
 from .throttled_warnings import ThrottledWarnings
 from ..dynamics.bias import gravity_torques
-from ..dynamics.linearize import linearize
+from ..dynamics.linearize import linearize, linearize_with_friction
 
 
 def timer_period_ns(rate):
@@ -68,6 +69,7 @@ class LinearizationNode(Node):
         self.joint_names = None
         self.state = None
         self.command = None
+        self.friction = None
         self.state_subscription = None  # destroy_node may run on a failed
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
@@ -107,6 +109,16 @@ class LinearizationNode(Node):
             with self.lock:
                 if self.model is not None:
                     self.read_states()
+        if any(p.name == 'friction_file' for p in parameters):
+            with self.lock:
+                if self.model is not None:
+                    self.read_friction()
+
+    def read_friction(self):
+        """Read friction_file for the model in use (lock held)."""
+        self.friction = load_friction(
+            self.get_logger(), self.get_parameter('friction_file').value,
+            self.model)
 
     def read_states(self):
         """Read joint_states with the parameters in force (lock held)."""
@@ -126,6 +138,7 @@ class LinearizationNode(Node):
             self.joint_names = list(joint_names)
             self.index = model_index(model, joint_names)
             self.read_states()
+            self.read_friction()
 
     def destroy_node(self):
         """Stop the joint_states thread, then destroy the node."""
@@ -160,6 +173,7 @@ class LinearizationNode(Node):
         with self.lock:
             model, state, tau = self.model, self.state, self.command
             index, joint_names = self.index, self.joint_names
+            friction = self.friction
         if model is None or state is None:
             return
         q, qd, stamp, t = state
@@ -174,7 +188,9 @@ class LinearizationNode(Node):
             tau = gravity_torques(model, q)
         dt = self.get_parameter('discrete_dt').value
         try:
-            A, B = linearize(model, q, qd, tau, dt=dt if dt > 0 else None)
+            dt = dt if dt > 0 else None
+            A, B = linearize(model, q, qd, tau, dt=dt) if friction is None \
+                else linearize_with_friction(model, q, qd, tau, friction, dt)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             self.warnings.warn('linearize', 'no linearization published: %s'
                                % error)

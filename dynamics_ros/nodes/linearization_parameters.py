@@ -14,6 +14,7 @@
 
 """linearization_node's parameters (README, "linearization_node")."""
 
+from .friction_input import friction_file_reason
 from .joint_state_input import state_input_specs
 from .parameters import ParameterTable, Spec
 
@@ -28,4 +29,9 @@ PARAMETERS = ParameterTable([
          '> 0: zero-order-hold discrete model x[k+1] = A x[k] + B u[k] '
          'with this sample time, s; 0: continuous dx/dt = A x + B u',
          low=0.0, high=MAX_DT),
+    Spec('friction_file', 'string', '',
+         'identified joint friction YAML (python -m dynamics_ros identify): '
+         'the model is linearized at the torque left after friction and A '
+         "gets its slope (viscous and smoothed Coulomb); '' = none",
+         check=friction_file_reason, rebuilds='friction model'),
 ] + state_input_specs('no model is published about an older state'))

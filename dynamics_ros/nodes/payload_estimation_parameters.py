@@ -14,7 +14,7 @@
 
 """payload_estimation_node's parameters (README, "payload_estimation_node")."""
 
-from .inverse_dynamics_parameters import friction_file_reason
+from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec
 from ..estimation.payload import (AUTO, DEFAULT_CUTOFF, MAX_COM_STD, MOTION,
                                   STATIC)

@@ -40,6 +40,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from .conversions import joint_state_message
 from .entry_point import entry_point
+from .friction_input import load_friction
 from .model_source import ModelSource
 from .parameters import per_joint_values, set_result
 from .qos import COMMAND_QOS, PUBLISH_QOS
@@ -63,7 +64,7 @@ from ..streams.command_timeout import CommandTimeout
 # The parameters kept in ``settings`` (the others are read when used).
 SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'publish_clock', 'pid_bandwidth', 'flexible_config',
-            'actuator_config', 'command_timeout')
+            'actuator_config', 'command_timeout', 'friction_file')
 
 
 def read_actuators(settings):
@@ -354,6 +355,8 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
             # stays explicit and is still too stiff is warned about.
             simulator.hand_over(commands)
         if overrides is None:   # only for the simulation that will run
+            simulator.set_joint_friction(load_friction(
+                self.get_logger(), settings['friction_file'], model))
             for warning in caught:
                 self.get_logger().warning(cut(str(warning.message)))
         publish_rate = settings['publish_rate']

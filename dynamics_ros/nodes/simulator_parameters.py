@@ -14,6 +14,7 @@
 
 """simulator_node's parameters (README, "Simulator")."""
 
+from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec
 from ..sim.integrators import INTEGRATORS
 from ..streams.command_timeout import (DEFAULT_COMMAND_TIMEOUT,
@@ -81,6 +82,10 @@ PARAMETERS = ParameterTable([
          high=1e4, rebuilds=SIMULATION),
 ] + [gain_spec(prefix, term) for prefix in ('pos', 'vel')
      for term in PID_TERMS] + [
+    Spec('friction_file', 'string', '',
+         'identified joint friction YAML (python -m dynamics_ros identify) '
+         "in the plant, beside URDF damping and friction; '' = none",
+         check=friction_file_reason, rebuilds=SIMULATION),
     Spec('flexible_config', 'string', '',
          "flexible-link YAML (dynamics_ros.flexible, Mackay 1988); '' = "
          'rigid links', read_only=True),

@@ -229,3 +229,59 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match='two sample times'):
         dr.linearize_trajectory(model, [0.0], samples[:1], samples[:1],
                                 samples[:1], discrete=True)
+
+
+def identified_friction(model, rng):
+    """Return a JointFriction with every joint's viscous and Coulomb terms."""
+    from dynamics_ros.dynamics.friction import JointFriction
+    return JointFriction(model.joint_names,
+                         rng.uniform(0.1, 2.0, model.nq),
+                         rng.uniform(0.2, 3.0, model.nq),
+                         rng.uniform(-0.5, 0.5, model.nq), smoothing=0.05)
+
+
+def test_friction_slope_is_the_derivative_of_the_torque():
+    """slope(qd) equals central differences of torque(qd) (1e-7)."""
+    model = dr.load_urdf(example_arm_xml('panda'))
+    rng = np.random.default_rng(60)
+    friction = identified_friction(model, rng)
+    for qd in (rng.uniform(-0.1, 0.1, model.nq), np.zeros(model.nq),
+               rng.uniform(-2.0, 2.0, model.nq)):
+        step = 1e-7
+        expected = (friction.torque(qd + step) - friction.torque(
+            qd - step)) / (2 * step)
+        assert_close(friction.slope(qd), expected, 1e-7, what='slope')
+    # At rest the Coulomb term is as steep as coulomb / smoothing.
+    assert_close(friction.slope(np.zeros(model.nq)), friction.viscous
+                 + friction.coulomb / 0.05, what='slope at rest')
+
+
+def test_linearize_with_friction_matches_pinocchio(robot):
+    """
+    Identified friction: A equals Pinocchio's ABA derivatives at tau - f.
+
+    Oracle: computeABADerivatives at the torque left after friction gives
+    dqdd/dq; dqdd/dqd loses M^-1 diag(df/dqd), df/dqd checked above by
+    differences; B is M^-1 unchanged.  Near rest (0.02 rad/s) the Coulomb
+    slope dominates, so a wrong velocity block cannot pass.
+    """
+    from dynamics_ros.dynamics.linearize import linearize_with_friction, \
+        zero_order_hold
+    model, oracle = robot
+    rng = np.random.default_rng(61)
+    friction = identified_friction(model, rng)
+    n = model.nq
+    for speed in (2.0, 0.02):
+        q, qd, _, tau = random_state(model, rng)
+        qd = qd * speed / 2.0
+        A, B = linearize_with_friction(model, q, qd, tau, friction)
+        effective = tau - friction.torque(qd, offset=False)
+        A_pin, B_pin = pinocchio_model(model, oracle, q, qd, effective)
+        A_pin[n:, n:] -= B_pin[n:] * friction.slope(qd)
+        assert_close(A, A_pin, what='A with friction')
+        assert_close(B, B_pin, what='B with friction')
+        assert not np.allclose(A, dr.linearize(model, q, qd, tau)[0])
+    A_d, B_d = linearize_with_friction(model, q, qd, tau, friction, dt=0.01)
+    expected = zero_order_hold(A, B, 0.01)
+    assert_close(A_d, expected[0], what='discrete A')
+    assert_close(B_d, expected[1], what='discrete B')
