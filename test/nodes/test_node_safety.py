@@ -253,12 +253,14 @@ BAD_OWN = {
         'max_state_age': [-0.1, NAN, INF, 61.0, 1e308, 'old'],
         'jump_policy': ['replay', LONG, '', 1.0],
         'missing_velocity': ['zero', LONG, ''],
+        'follow_payload': ['yes', 1, 0.5],
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],
         'discrete_dt': [-0.1, NAN, INF, 1e9],
         'max_state_age': [-1.0, NAN, INF, 1e9],
         'missing_velocity': ['zero', LONG],
+        'friction_file': ['/nonexistent/friction.yaml', LONG, '/', 1.0],
     },
 }
 # Refused only after model_source.py learns to (being changed beside this):
