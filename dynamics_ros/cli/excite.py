@@ -77,19 +77,28 @@ def run(args):
     except (ModelError, ValueError) as error:
         print('error: %s' % error, file=sys.stderr)
         return 2
-    progress('model %r: %d joints; optimizing %d harmonics of a %g s '
-             'period' % (model.name, model.nq, args.harmonics, args.period))
-    trajectory, condition = optimize_excitation(
-        model, harmonics=args.harmonics, period=args.period, bounds=bounds,
-        iterations=args.iterations, restarts=args.restarts, seed=args.seed,
-        progress=progress)
-    plan = trajectory_plan(model, trajectory, periods=args.periods,
-                           rate=args.rate)
-    data = plan.to_dict()
-    data['condition_number'] = condition
-    data['fourier'] = {'period': trajectory.period,
-                       'q0': trajectory.q0.tolist(),
-                       'a': trajectory.a.tolist(), 'b': trajectory.b.tolist()}
+    if args.payload:
+        try:
+            plan, data = payload_plan(model, args, bounds, progress)
+        except ValueError as error:
+            print('error: %s' % error, file=sys.stderr)
+            return 2
+    else:
+        progress('model %r: %d joints; optimizing %d harmonics of a %g s '
+                 'period' % (model.name, model.nq, args.harmonics,
+                             args.period))
+        trajectory, condition = optimize_excitation(
+            model, harmonics=args.harmonics, period=args.period,
+            bounds=bounds, iterations=args.iterations,
+            restarts=args.restarts, seed=args.seed, progress=progress)
+        plan = trajectory_plan(model, trajectory, periods=args.periods,
+                               rate=args.rate)
+        data = plan.to_dict()
+        data['condition_number'] = condition
+        data['fourier'] = {'period': trajectory.period,
+                           'q0': trajectory.q0.tolist(),
+                           'a': trajectory.a.tolist(),
+                           'b': trajectory.b.tolist()}
     # libyaml's dumper where there is one: 3,000 points x 3 x nq numbers
     # take seconds through the pure-Python one.
     dumper = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
@@ -97,7 +106,7 @@ def run(args):
         yaml.dump(data, stream, Dumper=dumper, sort_keys=False)
     peaks = np.abs(plan.velocities).max(axis=0)
     progress('condition number %.4g; %d points over %.1f s; peak speeds %s '
-             'rad/s; wrote %s' % (condition, len(plan.times),
+             'rad/s; wrote %s' % (data['condition_number'], len(plan.times),
                                   plan.times[-1], np.array2string(
                                       peaks, precision=2), args.out))
     if args.send:
@@ -110,6 +119,31 @@ def run(args):
             return 1
         progress('sent %d points to %s' % (len(plan.times), args.topic))
     return 0
+
+
+def payload_plan(model, args, bounds, progress):
+    """
+    Return (plan, data) of the short wrist motion of ``--payload``.
+
+    One period of ``--duration`` s from ``--start`` (model order; empty:
+    the middle of the limits), at rest at both ends, mostly at the wrist
+    (estimation/payload_excitation.py); a bad start is a ValueError.
+    """
+    import numpy as np
+
+    from ..estimation.payload_excitation import excitation_data, \
+        payload_excitation
+
+    if args.start:
+        start = np.array([float(x) for x in args.start.split(',')])
+    else:
+        start = 0.5 * (bounds[0] + bounds[1])
+    progress('model %r: %d joints; a %g s wrist motion for the payload' % (
+        model.name, model.nq, args.duration))
+    trajectory, condition = payload_excitation(
+        model, start, duration=args.duration, bounds=bounds,
+        link=args.tip or None, return_condition=True)
+    return excitation_data(model, trajectory, condition, rate=args.rate)
 
 
 def resend(args, progress):
@@ -159,7 +193,13 @@ def add_arguments(parser):
         ('--seed', 0, 'seed of the random starts'),
         ('--timeout', 10.0, 'seconds to wait for a subscriber'),
         ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),
+        ('--start', '', 'with --payload: start positions, comma-separated, '
+         'model order (empty: the middle of the limits)'),
+        ('--duration', 6.0, 'with --payload: seconds of motion'),
     ))
+    parser.add_argument('--payload', action='store_true',
+                        help='a short wrist motion from --start for payload '
+                             'estimation (instead of the full excitation)')
     parser.add_argument('--send', action='store_true',
                         help='publish it as a JointTrajectory (start '
                              'recording joint_states before)')

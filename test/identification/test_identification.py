@@ -317,6 +317,24 @@ def test_command_line_identify_and_excite(panda, tmp_path, capsys):
     assert plan.joint_names == panda.joint_names
     assert plan.positions.shape == (201, 7)
     assert np.all(plan.positions <= panda.upper_limit)
+    # --payload: a short wrist motion from the given pose, at rest at both
+    # ends, the wrist moving far more than the shoulder.
+    start = 0.5 * (panda.lower_limit + panda.upper_limit) + 0.1
+    payload_path = str(tmp_path / 'payload.yaml')
+    assert main(['excite', str(urdf), '--payload', '--out', payload_path,
+                 '--start', ','.join(repr(float(x)) for x in start),
+                 '--duration', '4']) == 0
+    with open(payload_path, encoding='utf-8') as stream:
+        short = TrajectoryPlan.from_dict(yaml.safe_load(stream))
+    assert np.allclose(short.positions[0], start)
+    assert np.allclose(short.positions[-1], start)
+    assert np.allclose(short.velocities[[0, -1]], 0.0)
+    travel = np.ptp(short.positions, axis=0)
+    assert travel[-1] > 5.0 * travel[0]
+    assert np.all(short.positions <= panda.upper_limit)
+    assert main(['excite', str(urdf), '--payload', '--out', payload_path,
+                 '--start', '1,2']) == 2
+    assert 'start' in capsys.readouterr().err
 
 
 def test_simulator_applies_the_friction_model(panda):
