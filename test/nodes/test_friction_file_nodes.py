@@ -44,8 +44,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, Float64MultiArray
 from std_srvs.srv import Trigger
 
-OBSERVER_DOMAIN, LINEARIZATION_DOMAIN = (reserve_domain_id(__name__)
-                                         for _ in range(2))
+OBSERVER_DOMAIN, LINEARIZATION_DOMAIN, SIMULATOR_DOMAIN = (
+    reserve_domain_id(__name__) for _ in range(3))
 XML = example_arm_xml('panda')
 MODEL = dr.load_urdf(XML)
 Q0 = np.array([0.1, -0.6, 0.2, -2.1, 0.3, 1.6, 0.7])
@@ -206,5 +206,24 @@ def test_linearization_node_uses_the_friction_file(tmp_path):
         assert_close(A, expected, what='A with friction')
         plain, _ = dr.linearize(MODEL, q, qd, tau)
         assert np.max(np.abs(A - plain)) > 1.0
+    finally:
+        finish(node, tester)
+
+
+def test_simulator_node_says_which_friction_it_simulates(tmp_path):
+    """simulator_node logs the file and its joints once, and keeps running."""
+    path = str(tmp_path / 'friction.yaml')
+    write_friction(FRICTION, path)
+    node = NodeProcess('simulator_node', SIMULATOR_DOMAIN, {
+        'robot_description': XML, 'friction_file': path,
+        'real_time_factor': 0.0})
+    tester = RosTester(SIMULATOR_DOMAIN)
+    try:
+        states = tester.collector(JointState, 'joint_states')
+        node.wait_for_output('friction_file')
+        tester.wait_for(lambda: len(states.messages) > 5, what='states')
+        assert 'loaded: viscous and Coulomb friction of 7 of the 7 joints' \
+            in node.output()
+        assert node.output().count('friction_file') == 1
     finally:
         finish(node, tester)
