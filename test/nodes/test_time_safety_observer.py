@@ -162,7 +162,10 @@ def test_warnings_of_one_kind_at_most_once_a_second(ros):
     lines = [m for m in ros.logs.messages if m.name == NODE
              and 'ahead of the node clock' in m.msg]
     stamps = [to_seconds(m.stamp) for m in lines]
-    assert 1 <= len(lines) <= 4, [m.msg for m in lines]
+    # 2.5 s of one kind throttled to 1/s: a line at the start and one a
+    # second later at least (a flood unthrottled, or a kind silenced after
+    # its first line, fails), at most one per second plus the last count.
+    assert 2 <= len(lines) <= 4, [m.msg for m in lines]
     assert all(b - a >= 0.99 for a, b in zip(stamps, stamps[1:])), stamps
     # The repeats are counted, not lost.
     assert any(' in the last ' in m.msg for m in lines[1:]), [
