@@ -189,6 +189,20 @@ class RobotModel(Coordinates):
             if built and name in INERTIA_FIELDS:
                 self.update_inertias()
 
+    def __setstate__(self, state):
+        """
+        Restore a pickled or deep-copied model, its arrays read-only again.
+
+        Pickle and ``copy.deepcopy`` build new arrays, writeable by
+        default: without this, a copy could be written into in place and
+        run on a stale packed model.
+        """
+        self.__dict__.update(state)
+        for name in (*ARRAY_FIELDS, 'spatial_inertia', 'motion_subspace'):
+            value = self.__dict__.get(name)
+            if isinstance(value, np.ndarray):
+                frozen(value)
+
     def update_inertias(self):
         """
         Recompute ``spatial_inertia`` and ``motion_subspace``.

@@ -21,6 +21,9 @@ leave that copy stale, so the arrays are read-only; assigning a field
 stores a copy and drops the packed model, so the next call packs anew.
 """
 
+import copy
+import pickle
+
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros import fast
@@ -57,6 +60,19 @@ def test_the_model_does_not_freeze_the_callers_arrays(puma):
     copied = model.copy(mass=model.mass * 2.0)
     assert copied.mass.flags.writeable is False
     assert model.mass.flags.writeable is False
+
+
+@pytest.mark.parametrize('how', ['pickle', 'deepcopy'])
+def test_a_pickled_or_deep_copied_model_stays_read_only(puma, how):
+    model, _ = puma
+    copied = (pickle.loads(pickle.dumps(model)) if how == 'pickle'
+              else copy.deepcopy(model))
+    for name in list(ARRAY_FIELDS) + ['spatial_inertia', 'motion_subspace']:
+        with pytest.raises(ValueError, match='read-only'):
+            getattr(copied, name)[...] = 0
+    q = np.linspace(0.1, 0.6, model.nq)
+    assert_close(dr.inverse_dynamics(copied, q, q, q),
+                 dr.inverse_dynamics(model, q, q, q))
 
 
 @pytest.mark.skipif(not fast.ENABLED, reason='the compiled path is off')
