@@ -11,7 +11,7 @@ TIP ?=
 # DDS stays on loopback for every node this Makefile starts.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
-.PHONY: venv demo test lint bench clean
+.PHONY: venv demo test lint bench docs clean
 
 venv: $(STAMP)
 
@@ -20,8 +20,9 @@ $(STAMP): requirements.txt setup.py package.xml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
-	# Compile the numba kernels now (about a minute, once): nodes, the demo
-	# and the tests then load machine code from the cache at first start.
+	# Compile the numba kernels now (minutes on 2 cores, once: figure in
+	# benchmarks/results.md, "Quick start"): nodes, the demo and the tests
+	# then load machine code from the cache at first start.
 	$(PY) -m dynamics_ros.fast
 	touch $(STAMP)
 
@@ -36,6 +37,11 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m pytest -q -m linter test
+
+# The documentation (doc/, Sphinx + MyST; rosdoc2 builds the same pages):
+# warnings are errors.  Open build/docs/index.html.
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html doc build/docs
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_core.py

@@ -13,16 +13,19 @@
 # limitations under the License.
 
 """
-The node-reference tables of the README, rendered from the node tables.
+The node-reference tables of the docs, rendered from the node tables.
 
-``python -m dynamics_ros.nodes.parameter_reference --render [README.md]``
-rewrites the README's sections between ``<!-- parameters:<node> begin -->``
-and ``<!-- parameters:<node> end -->`` from each node's table (and the
-model parameters' ``model`` section from ModelSource's definitions);
-``--check`` exits 1 when one drifted (test/nodes/test_parameter_tables.py).
+``python -m dynamics_ros.nodes.parameter_reference --render [PAGE ...]``
+rewrites the sections between ``<!-- parameters:<node> begin -->`` and
+``<!-- parameters:<node> end -->`` of the pages (default: every Markdown
+page under ``doc/``; each node's table is on its page ``doc/nodes/<node>.md``)
+from each node's table (and the model parameters' ``model`` section from
+ModelSource's definitions); ``--check`` exits 1 when one drifted
+(test/nodes/test_parameter_tables.py).
 """
 
 import argparse
+import glob
 import importlib
 import os
 import re
@@ -61,7 +64,10 @@ def model_table():
         elif isinstance(default, list):
             kind = 'double[]'
         else:   # declared unset with a type
-            kind = 'string[]' if 'ARRAY' in str(default) else 'string'
+            # rclpy's Parameter.Type is an IntEnum: str() of it is a
+            # number on Python 3.11, its name says whether it is an array.
+            kind = 'string[]' if 'ARRAY' in getattr(
+                default, 'name', str(default)) else 'string'
             default = None
         specs.append(Spec(name, kind, default, description,
                           rebuilds='model', unset_ok=True))
@@ -76,7 +82,7 @@ def table(node):
 
 
 def section_pattern(node):
-    """Return the regex of a README section of ``node`` (begin ... end)."""
+    """Return the regex of a page section of ``node`` (begin ... end)."""
     return re.compile(r'(<!-- parameters:%s begin -->\n).*?(<!-- '
                       r'parameters:%s end -->)' % (node, node), re.S)
 
@@ -97,34 +103,45 @@ def sections(text):
             if section_pattern(node).search(text)]
 
 
+def doc_pages(root=None):
+    """Return the Markdown pages under ``doc/`` of the repository, sorted."""
+    if root is None:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+    return sorted(glob.glob(os.path.join(root, 'doc', '**', '*.md'),
+                            recursive=True))
+
+
 def main(args=None):
-    """Render the README's parameter sections (--render) or check them."""
+    """Render the pages' parameter sections (--render) or check them."""
     parser = argparse.ArgumentParser(
         prog='python -m dynamics_ros.nodes.parameter_reference',
-        description='Render the parameter reference tables into a README.')
+        description='Render the parameter reference tables into the doc '
+                    'pages.')
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument('--render', action='store_true',
                         help='rewrite the sections in place')
     action.add_argument('--check', action='store_true',
                         help='exit 1 if a section differs from its table')
-    parser.add_argument('readme', nargs='?', default=os.path.join(
-        os.path.dirname(os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__)))), 'README.md'))
+    parser.add_argument('pages', nargs='*', help='Markdown files (default: '
+                        'every page under doc/)')
     options = parser.parse_args(args)
-    with open(options.readme, encoding='utf-8') as stream:
-        text = stream.read()
-    rendered = render(text)
-    if options.check:
-        if rendered != text:
+    drifted = 0
+    for page in options.pages or doc_pages():
+        with open(page, encoding='utf-8') as stream:
+            text = stream.read()
+        rendered = render(text)
+        if rendered == text:
+            continue
+        if options.check:
             sys.stderr.write('%s: parameter tables differ from the node '
                              'tables; run python -m dynamics_ros.nodes.'
-                             'parameter_reference --render\n' % options.readme)
-            return 1
-        return 0
-    if rendered != text:
-        with open(options.readme, 'w', encoding='utf-8') as stream:
-            stream.write(rendered)
-    return 0
+                             'parameter_reference --render\n' % page)
+            drifted = 1
+        else:
+            with open(page, 'w', encoding='utf-8') as stream:
+                stream.write(rendered)
+    return drifted
 
 
 if __name__ == '__main__':

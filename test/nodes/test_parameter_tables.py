@@ -17,9 +17,10 @@ One parameter table per node: declared, checked and documented from it.
 
 Unit part (no DDS): every numeric parameter is bounded (1e308 is no gain),
 per-joint parameters take one value or one per joint, refusals name the
-parameter and stay short, config/*.yaml fit the tables, and the README's
-node-reference sections are what the tables render (drift fails here; fix
-with ``python -m dynamics_ros.nodes.parameter_reference --render``).
+parameter and stay short, config/*.yaml fit the tables, and the node pages
+of the docs (doc/nodes/<node>.md) hold what the tables render (drift fails
+here; fix with ``python -m dynamics_ros.nodes.parameter_reference
+--render``).
 """
 
 from array import array
@@ -36,7 +37,7 @@ import pytest
 import yaml
 
 ROOT = REPO_ROOT
-README = os.path.join(ROOT, 'README.md')
+DOC_NODES = os.path.join(ROOT, 'doc', 'nodes')
 NODES = sorted(TABLES)
 NUMERIC = ('double', 'integer', 'per_joint', 'double[]')
 
@@ -160,15 +161,26 @@ def test_config_files_fit_the_tables():
     assert ('simulator_node', 'publish_rate') in checked
 
 
-def test_the_readme_tables_are_rendered_from_the_node_tables():
-    with open(README, encoding='utf-8') as stream:
-        text = stream.read()
-    assert sorted(reference.sections(text)) == sorted(
-        NODES + [reference.MODEL_TABLE])
-    assert reference.render(text) == text, \
-        'README.md parameter tables drifted from the node tables: run ' \
-        'python -m dynamics_ros.nodes.parameter_reference --render'
-    assert reference.main(['--check', README]) == 0
+def test_the_doc_pages_tables_are_rendered_from_the_node_tables():
+    """Each node's page holds its table, rendered; the model's its own."""
+    pages = {node: os.path.join(DOC_NODES, node + '.md') for node in NODES}
+    pages[reference.MODEL_TABLE] = os.path.join(DOC_NODES,
+                                                'model_parameters.md')
+    for node, page in pages.items():
+        with open(page, encoding='utf-8') as stream:
+            text = stream.read()
+        assert reference.sections(text) == [node], page
+        assert reference.render(text) == text, \
+            '%s: parameter table drifted from the node table: run python ' \
+            '-m dynamics_ros.nodes.parameter_reference --render' % page
+    # Every section of every page, and no node's table twice.
+    found = []
+    for page in reference.doc_pages(ROOT):
+        with open(page, encoding='utf-8') as stream:
+            found += reference.sections(stream.read())
+    assert sorted(found) == sorted(pages)
+    assert reference.main(['--check']) == 0
+    assert reference.main(['--check'] + sorted(pages.values())) == 0
 
 
 def test_render_replaces_a_stale_section(tmp_path):

@@ -27,7 +27,8 @@ have swung the arm over its whole range (test_sim_command_timeout).
 ``command_timeout`` is 0.25 s here: the arm must not be flying faster than
 the effort limits can brake when the hold starts (the hold can only brake
 with the joints' limited torques), and a shorter timeout keeps the test's
-move short.  The default (0.5 s) is what the README states.
+move short.  The default (0.5 s) is what doc/nodes/simulator_node.md
+states (its parameter table, rendered from simulator_parameters.py).
 """
 
 import re

@@ -27,7 +27,7 @@ from conftest import REPO_ROOT
 import pytest
 
 ROOT = REPO_ROOT
-CHECKED = ['dynamics_ros', 'test', 'benchmarks', 'launch', 'setup.py']
+CHECKED = ['dynamics_ros', 'test', 'benchmarks', 'launch', 'doc', 'setup.py']
 HEADER_LINES = [
     '# Copyright 20',
     '#',

@@ -16,9 +16,9 @@
 Operation counting: the counting rules and every count, exactly.
 
 Each count is pinned to the integer our implementations give today, beside
-the published one it is compared with; README.md (Operation counts) has
+the published one it is compared with; doc/theory/operation_counts.md has
 the reason for each difference.  A change to a formulation that changes its
-count must change the pinned number and the README table with it.
+count must change the pinned number and that page's table with it.
 
 The integers hold on any machine: the generic chains are counted on their
 DH tables' own numbers, and constants within op_counts.STRUCTURAL_TOLERANCE
