@@ -174,7 +174,7 @@ def beam_frame(origin, axis, y_axis, where):
 @dataclass
 class FlexibleLink:
     """
-    Declaration of one flexible link (see README "Flexible links").
+    Declaration of one flexible link (doc/theory/flexible_links.md).
 
     Give ``mass`` (kg, the beam's) or ``mass_per_length`` (kg/m); ``EI``
     (N m^2) sets both planes unless ``EI_xy`` / ``EI_xz`` are given;

@@ -23,8 +23,8 @@ Mimic joints keep their body and become dependent coordinates
 (``MimicModel``).  The XML is read by ``urdf_xml`` (only what dynamics
 needs); a .xacro file is expanded by ``xacro_source`` first.
 
-What is refused (ModelError) and what only warns (ModelWarning) is in the
-README, section "Robot descriptions".
+What is refused (ModelError) and what only warns (ModelWarning) is in
+doc/workflows/xacro_descriptions.md ("Robot descriptions").
 """
 
 import os
