@@ -15,20 +15,22 @@
 """
 The times the README and the getting-started pages quote are measured ones.
 
-Each duration in minutes they quote ('2 min 5 s', '3 min') must be a
-figure of benchmarks/results.md, and the quick start must quote the
-kernels' compilation and the demo as ``benchmarks/bench_quick_start.py``
-last measured them (no 'about a minute' from another machine).  Rerun
-that script and copy its figures when they change.
+``benchmarks/bench_quick_start.py`` measures the kernels' compilation and
+the demo into benchmarks/results.md and rewrites the pages' phrases
+``kernels: <CPU time> of CPU time`` and ``demo: <wall time>`` from it
+(``--quote``); here each such phrase must carry results.md's figure, the
+README and the quick start must quote both, and every other duration in
+minutes they quote ('2 min 5 s') must be a figure of results.md (no
+'about a minute' from another machine).
 """
 
+import importlib.util
 import os
 import re
 
 from conftest import REPO_ROOT
 import pytest
 
-PAGES = ['README.md', 'doc/quick_start.md', 'doc/workflows/ros_workspace.md']
 DURATION = re.compile(r'\b\d+ min(?: \d+ s)?\b')
 
 
@@ -38,23 +40,25 @@ def read(path):
         return stream.read()
 
 
-def quick_start_figures():
-    """Return {'kernels': (wall, cpu), 'demo': (wall, cpu)} of results.md."""
-    text = read('benchmarks/results.md')
-    section = re.search(r'<!-- begin bench_quick_start -->(.*?)'
-                        r'<!-- end bench_quick_start -->', text, re.S)
-    assert section, 'results.md has no bench_quick_start section'
-    figures = {}
-    for key, pattern in (('kernels', r'make venv, colcon build\)'),
-                         ('demo', r'make demo \(kernels cached\)')):
-        line = re.search(pattern + r'\s+(.*)', section.group(1))
-        times = re.findall(r'\d+ min \d+ s|\d+ s', line.group(1))
-        assert len(times) == 2, line.group(0)
-        figures[key] = tuple(times)
-    return figures
+@pytest.fixture
+def bench(monkeypatch):
+    """Return benchmarks/bench_quick_start.py as a module."""
+    folder = os.path.join(REPO_ROOT, 'benchmarks')
+    monkeypatch.syspath_prepend(folder)
+    spec = importlib.util.spec_from_file_location(
+        'bench_quick_start', os.path.join(folder, 'bench_quick_start.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@pytest.mark.parametrize('page', PAGES)
+def pages():
+    """Return the pages that quote the quick start's times."""
+    return ['README.md', 'doc/quick_start.md',
+            'doc/workflows/ros_workspace.md']
+
+
+@pytest.mark.parametrize('page', pages())
 def test_every_quoted_duration_is_measured(page):
     text = read(page)
     results = read('benchmarks/results.md')
@@ -64,12 +68,33 @@ def test_every_quoted_duration_is_measured(page):
             'not have' % (page, duration)
 
 
-@pytest.mark.parametrize('page', ['README.md', 'doc/quick_start.md'])
-def test_the_quick_start_quotes_the_last_measurement(page):
-    text = read(page)
-    figures = quick_start_figures()
-    kernels_wall, kernels_cpu = figures['kernels']
-    demo_wall, demo_cpu = figures['demo']
-    assert kernels_cpu in text, (page, kernels_cpu)
-    assert demo_wall in text, (page, demo_wall)
-    assert 'bench_quick_start' in text
+def test_the_pages_quote_the_last_measurement(bench):
+    assert sorted(bench.QUOTING) == sorted(
+        os.path.normpath(page) for page in pages())
+    figures = bench.measured()
+    quoted = {}
+    for page in pages():
+        text = read(page)
+        for key, phrase in bench.PHRASES.items():
+            for match in phrase.finditer(text):
+                quoted.setdefault((page, key), set()).add(
+                    match.group(0)[len(match.group(1)):len(
+                        match.group(0)) - len(match.group(2))])
+    for (page, key), values in quoted.items():
+        assert values == {figures[key]}, (page, key, values, figures)
+    for page in ('README.md', 'doc/quick_start.md'):
+        assert (page, 'kernels') in quoted and (page, 'demo') in quoted, page
+
+
+def test_quote_rewrites_the_phrases(bench, tmp_path):
+    """--quote puts results.md's figures into the phrases, nothing else."""
+    figures = bench.measured()
+    for page in bench.QUOTING:
+        target = tmp_path / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text('(kernels: 9 min 9 s of CPU time) and (demo: 1 s)'
+                          ' but 3 s stays\n', encoding='utf-8')
+    bench.quote(str(tmp_path))
+    text = (tmp_path / 'README.md').read_text(encoding='utf-8')
+    assert text == '(kernels: %s of CPU time) and (demo: %s) but 3 s ' \
+        'stays\n' % (figures['kernels'], figures['demo'])
