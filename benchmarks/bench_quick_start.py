@@ -43,9 +43,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUOTING = ['README.md', os.path.join('doc', 'quick_start.md'),
            os.path.join('doc', 'workflows', 'ros_workspace.md')]
 DURATION = r'(?:\d+ min \d+ s|\d+ s)'
+# A phrase may be wrapped across lines anywhere it has a space.
+WRAPPED = r'(?:\d+\s+min\s+\d+\s+s|\d+\s+s)'
 PHRASES = {
-    'kernels': re.compile(r'(kernels: )%s( of CPU time)' % DURATION),
-    'demo': re.compile(r'(demo: )%s()' % DURATION),
+    'kernels': re.compile(r'(kernels:\s+)%s(\s+of\s+CPU\s+time)' % WRAPPED),
+    'demo': re.compile(r'(demo:\s+)%s()' % WRAPPED),
 }
 
 

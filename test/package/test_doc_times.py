@@ -77,9 +77,10 @@ def test_the_pages_quote_the_last_measurement(bench):
         text = read(page)
         for key, phrase in bench.PHRASES.items():
             for match in phrase.finditer(text):
+                figure = match.group(0)[len(match.group(1)):len(
+                    match.group(0)) - len(match.group(2))]
                 quoted.setdefault((page, key), set()).add(
-                    match.group(0)[len(match.group(1)):len(
-                        match.group(0)) - len(match.group(2))])
+                    ' '.join(figure.split()))
     for (page, key), values in quoted.items():
         assert values == {figures[key]}, (page, key, values, figures)
     for page in ('README.md', 'doc/quick_start.md'):
