@@ -26,7 +26,14 @@ Arguments (``--show-args`` describes each): ``urdf`` (default: the shipped
 PUMA 560; a .xacro is expanded with ``xacro_args``, e.g.
 ``xacro_args:='name:=ur ur_type:=ur5e'``), ``root_link``, ``tip_link`` and
 ``joints`` (cut a gripper away or keep it), ``publish_rate``,
-``use_sim_time``, ``namespace``, ``mode``.
+``use_sim_time``, ``namespace``, ``mode``, ``payload_estimation``.
+
+With ``payload_estimation:=true`` the payload loop runs too:
+payload_estimation_node estimates what the arm holds when its
+``~/estimate_payload`` service is called, and inverse_dynamics_node and
+external_torque_node follow its ``payload`` topic (``follow_payload``).
+The simulated arm picks a payload up when the simulator's ``payload.*``
+parameters are set (``ros2 param set /simulator_node payload.mass 2.0``).
 """
 
 from launch import LaunchDescription
@@ -91,6 +98,14 @@ def nodes(context, *args, **kwargs):
     def config(name):
         return PathJoinSubstitution([share, 'config', name])
 
+    payload = context.perform_substitution(
+        LaunchConfiguration('payload_estimation')).lower() == 'true'
+    follow = {'follow_payload': payload}
+    estimation = [Node(
+        package='dynamics_ros', executable='payload_estimation_node',
+        namespace=namespace, output='screen',
+        parameters=[config('payload_estimation_node.yaml'), common])] \
+        if payload else []
     return [
         Node(package='dynamics_ros', executable='simulator_node',
              namespace=namespace, output='screen',
@@ -98,7 +113,7 @@ def nodes(context, *args, **kwargs):
         Node(package='dynamics_ros', executable='inverse_dynamics_node',
              namespace=namespace, output='screen',
              parameters=[config('inverse_dynamics.yaml'), common,
-                         {'mode': LaunchConfiguration('mode')}],
+                         {'mode': LaunchConfiguration('mode')}, follow],
              remappings=[('effort_commands', 'effort_controller/commands')]),
         Node(package='dynamics_ros', executable='linearization_node',
              namespace=namespace, output='screen',
@@ -106,8 +121,9 @@ def nodes(context, *args, **kwargs):
              remappings=[('effort_commands', 'effort_controller/commands')]),
         Node(package='dynamics_ros', executable='external_torque_node',
              namespace=namespace, output='screen',
-             parameters=[config('external_torque_node.yaml'), common]),
-    ]
+             parameters=[config('external_torque_node.yaml'), common,
+                         follow]),
+    ] + estimation
 
 
 def generate_launch_description():
@@ -150,6 +166,11 @@ def generate_launch_description():
             'mode', default_value='computed_torque',
             description='inverse_dynamics_node mode: gravity | '
                         'inverse_dynamics | computed_torque'),
+        DeclareLaunchArgument(
+            'payload_estimation', default_value='false',
+            description='true: start payload_estimation_node and let '
+                        'inverse_dynamics_node and external_torque_node '
+                        'follow its payload topic'),
         OpaqueFunction(function=nodes),
         OpaqueFunction(function=robot_state_publisher),
     ])

@@ -156,3 +156,39 @@ def add_payload(model, mass, com, inertia, link=None):
                               model.inertia_com.copy())
     masses[body], coms[body], inertias[body] = new_mass, new_com, new_inertia
     return model.copy(mass=masses, com=coms, inertia_com=inertias)
+
+
+# Everything of a model but its bodies' mass, centre of mass and inertia:
+# what a payload picked up or put down leaves as it was.
+KINEMATIC_FIELDS = (
+    'parent', 'joint_type', 'continuous', 'axis', 'origin_rotation',
+    'origin_translation', 'gravity', 'lower_limit', 'upper_limit',
+    'velocity_limit', 'effort_limit', 'damping', 'friction', 'armature')
+
+
+def only_inertias_differ(a, b):
+    """
+    Return True when models ``a`` and ``b`` differ in body inertias only.
+
+    The same robot - names, tree, joints, origins, limits, joint effects,
+    gravity, link frames, mimic coupling - with masses, centres of mass
+    and inertias that may differ: what ``add_payload`` changes.  A
+    simulation of ``a`` can go on from its state with ``b`` (a payload
+    picked up or put down at run time).  Compared exactly: both come from
+    one URDF text.
+    """
+    if isinstance(a, MimicModel) or isinstance(b, MimicModel):
+        return isinstance(a, MimicModel) and isinstance(b, MimicModel) \
+            and a.mimic == b.mimic and only_inertias_differ(a.tree, b.tree)
+    if (a.name, a.root_link, list(a.joint_names), list(a.body_names)) != \
+            (b.name, b.root_link, list(b.joint_names), list(b.body_names)):
+        return False
+    if not all(np.array_equal(getattr(a, field), getattr(b, field))
+               for field in KINEMATIC_FIELDS):
+        return False
+    if a.frames.keys() != b.frames.keys():
+        return False
+    return all(a.frames[link][0] == b.frames[link][0]
+               and np.array_equal(a.frames[link][1], b.frames[link][1])
+               and np.array_equal(a.frames[link][2], b.frames[link][2])
+               for link in a.frames)

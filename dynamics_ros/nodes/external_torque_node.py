@@ -23,6 +23,9 @@ with no force sensor; it publishes them (``external_torques``), the wrench
 on a link that explains them (``external_wrench``) and a latched
 ``collision`` flag.  Topics, parameters (``external_torque_parameters.py``)
 and behaviour: README.md, section "External torques and collisions".
+With ``follow_payload``, every geometry_msgs/InertiaStamped on ``payload``
+(payload_estimation_node's estimate) becomes the ``payload.*`` parameters:
+the observer starts over on the model holding it.
 """
 
 from builtin_interfaces.msg import Time
@@ -40,6 +43,7 @@ from .friction_input import load_friction
 from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
+from .payload_input import follow_payload_topic
 from .qos import DESCRIPTION_QOS, STATE_QOS
 from .throttled_warnings import ThrottledWarnings
 from ..estimation.collision import (CollisionDetector, DEFAULT_HYSTERESIS,
@@ -85,6 +89,10 @@ class ExternalTorqueNode(Node):
             JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
             STATE_QOS)
+        # With follow_payload, an estimated payload joins the model: what
+        # the arm holds is no longer an external torque.
+        self.payload_subscription = follow_payload_topic(
+            self, self.warnings, lambda: self.model)
 
     # -- parameters -----------------------------------------------------
 

@@ -100,5 +100,10 @@ PARAMETERS = ParameterTable([
     Spec('wrench_damping', 'double', DEFAULT_DAMPING,
          'damped least squares: singular values of the link Jacobian below '
          'it are damped', low=0.0, high=MAX_DAMPING, check=damping_reason),
+    Spec('follow_payload', 'bool', False,
+         'apply every geometry_msgs/InertiaStamped on payload (as '
+         'payload_estimation_node publishes it) as the payload.* '
+         'parameters, so a held object is no external torque; its frame '
+         'must be the tip link'),
 ] + state_input_specs('velocities must be measured (the momentum needs '
                       'them)', velocities=False))

@@ -29,16 +29,14 @@ import math
 import threading
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from .conversions import (BadInput, joint_state_message, refuse_mimic_joints,
-                          vector_message)
+from .conversions import joint_state_message, refuse_mimic_joints, \
+    vector_message
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .friction_input import load_friction
@@ -46,7 +44,8 @@ from .inverse_dynamics_parameters import PARAMETERS
 from .joint_state_input import JointStateInput, node_seconds
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
-from .qos import COMMAND_QOS, DESCRIPTION_QOS, PUBLISH_QOS, STATE_QOS
+from .payload_input import follow_payload_topic
+from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
 from .throttled_warnings import ThrottledWarnings
 from .trajectory_conversions import trajectory_arrays
@@ -122,10 +121,8 @@ class InverseDynamicsNode(Node):
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
             STATE_QOS, raw=True)
-        self.payload_subscription = self.create_subscription(
-            InertiaStamped, 'payload',
-            self.warnings.dropping('payload', self.on_payload),
-            DESCRIPTION_QOS)
+        self.payload_subscription = follow_payload_topic(
+            self, self.warnings, lambda: self.model)
         self.trajectory_subscriptions = [
             DedicatedSubscription(self, JointTrajectory, topic,
                                   self.warnings.dropping(topic, callback),
@@ -402,33 +399,6 @@ class InverseDynamicsNode(Node):
                 trajectory.initial = self.last_state
                 trajectory.received_time = now
             self.sampler.follow(trajectory)
-
-    def on_payload(self, msg):
-        """With follow_payload: make ``msg`` the payload.* parameters."""
-        if not self.get_parameter('follow_payload').value:
-            return
-        if self.model is None:
-            raise BadInput(NO_MODEL)
-        link = self.get_parameter('tip_link').value or \
-            self.model.body_names[-1]
-        if msg.header.frame_id != link:
-            raise BadInput('frame %s is not the tip link %s the payload is '
-                           'attached to' % (quote(msg.header.frame_id),
-                                            quote(link)))
-        inertia = msg.inertia
-        result = self.set_parameters_atomically([
-            Parameter('payload.mass', Parameter.Type.DOUBLE, inertia.m),
-            Parameter('payload.com', Parameter.Type.DOUBLE_ARRAY,
-                      [inertia.com.x, inertia.com.y, inertia.com.z]),
-            Parameter('payload.inertia', Parameter.Type.DOUBLE_ARRAY,
-                      [inertia.ixx, inertia.ixy, inertia.ixz, inertia.iyy,
-                       inertia.iyz, inertia.izz])])
-        if not result.successful:
-            raise BadInput('not applied: %s' % result.reason)
-        self.get_logger().info(
-            'payload from the payload topic: %.4f kg at [%.4f, %.4f, %.4f] '
-            'm in %s' % (inertia.m, inertia.com.x, inertia.com.y,
-                         inertia.com.z, link), throttle_duration_sec=1.0)
 
     def on_trajectory_in(self, msg):
         """Annotate or retime ``msg`` onto trajectory_out; report it."""

@@ -50,6 +50,7 @@ from .simulator_inputs import (COMMAND_TOPICS, SimulatorInputs,
                                WRENCH_TOPIC)
 from .simulator_loop import SimulatorLoop
 from .simulator_parameters import PARAMETERS, PID_TERMS, SIMULATION
+from .simulator_payload import SimulatorPayload
 from .simulator_state import (NewSimulation, published_joints, Rebuilt,
                               Simulation)
 from .throttled_warnings import ThrottledWarnings
@@ -89,7 +90,7 @@ def read_actuators(settings):
         raise ValueError('actuator_config %s: %s' % (quote(path), error))
 
 
-class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
+class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
     def __init__(self, **kwargs):
@@ -195,6 +196,9 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
         simulation it would give is built; a refusal quotes the value and
         says why.  Model parameters are ModelSource's to check.
         """
+        reason = self.payload_reason(parameters)
+        if reason is not None:
+            return set_result(reason)
         own = PARAMETERS.own(parameters)
         if not own:
             return set_result(None)
@@ -283,8 +287,11 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
 
     def on_model(self, model, joint_names):
         """Build a simulation of a new model (from the executor thread)."""
+        # A payload picked up or put down: the run goes on (same gains).
+        gains = self.carried_gains(model, joint_names)
         try:
-            simulation = self.build_simulation(model, joint_names)
+            simulation = self.build_simulation(model, joint_names,
+                                               gains=gains)
         except ValueError as error:
             self.model_error = cut('cannot simulate model %r: %s' % (
                 model.name, error))
@@ -295,6 +302,8 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
         self.mimic = dict(model.mimic)
         if self.simulation is None:
             self.simulation = simulation
+        elif gains is not None:
+            self.go_on_with(simulation)
         else:
             self.pending.append(NewSimulation(simulation))
 
@@ -321,12 +330,14 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
         return None
 
     def build_simulation(self, model, joint_names, settings=None,
-                         overrides=None):
+                         overrides=None, gains=None):
         """
         Return the simulator, its commands and the joint order.
 
         ``settings`` (default: the node's) and ``overrides`` {parameter:
-        value} give values of a set being validated.
+        value} give values of a set being validated; ``gains`` (position,
+        velocity PidGains, model order) replace the parameters' and the
+        automatic ones.
         """
         settings = self.settings if settings is None else settings
         index = np.array([model.joint_index(name) for name in joint_names],
@@ -336,7 +347,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
             self.simulation.simulator.t
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')
-            plant = self.flexible_model(model) \
+            plant = self.flexible_model(model, overrides) \
                 if settings['flexible_config'] else model
             simulator = Simulator(plant, dt=1.0 / settings['rate'],
                                   integrator_name=settings['integrator'],
@@ -348,8 +359,10 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
                 simulator.flexible.rigid_model()
             automatic = default_gains(rigid, simulator.initial_q,
                                       settings['pid_bandwidth'])
-            gains = [self.gains(prefix, default, index, overrides)
-                     for prefix, default in zip(('pos', 'vel'), automatic)]
+            if gains is None:
+                gains = [self.gains(prefix, default, index, overrides)
+                         for prefix, default in zip(('pos', 'vel'),
+                                                    automatic)]
             commands = JointCommands(model, *gains)
             # The PIDs' dampers too stiff for the step go implicit; what
             # stays explicit and is still too stiff is warned about.
@@ -389,7 +402,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
             raise ValueError('actuator_config %s: %s' % (
                 quote(self.settings['actuator_config']), error))
 
-    def flexible_model(self, model):
+    def flexible_model(self, model, overrides=None):
         """Return the FlexibleModel of ``flexible_config`` on ``model``."""
         path = self.settings['flexible_config']
         try:
@@ -400,9 +413,10 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, Node):
             raise ValueError('flexible_config %s: %s' % (quote(path), error))
         # A flexible link's declaration replaces its URDF inertial, and
         # with it a payload merged there: refuse rather than drop it.
-        mass = self.optional('payload.mass')
+        mass = self.parameter('payload.mass', overrides)
         if mass:
-            body = payload_body(model, self.optional('tip_link') or None)[0]
+            body = payload_body(
+                model, self.parameter('tip_link', overrides) or None)[0]
             if body >= 0 and flexible.flexible[body] is not None:
                 raise ValueError(
                     'payload.mass %g kg is on flexible link %r, whose '

@@ -19,7 +19,8 @@ What simulator_node runs, and the inputs its loop applies between steps.
 ``joint_states`` are laid out; a new model or a parameter set builds a new
 one.  Message callbacks never touch it: they queue an input item
 (``Command``, ``VoltageCommand``, ``FollowTrajectory``, ``ExternalWrench``,
-``NewSimulation``, ``Rebuilt``, ``Reset``) and the simulation thread
+``NewSimulation``, ``NewInertias``, ``Rebuilt``, ``Reset``) and the
+simulation thread
 applies each between two steps (``item.apply(node)``), so a step never
 sees half an update.
 """
@@ -29,6 +30,7 @@ import threading
 
 import numpy as np
 
+from ..model.payload import only_inertias_differ
 from ..sim.controllers import JointCommands
 from ..sim.simulator import Simulator
 
@@ -91,6 +93,21 @@ class Simulation:
         self.commands.target = old.commands.target
         self.commands.followed = old.commands.followed
         self.commands.hold_effort = old.commands.hold_effort
+
+    def take_over(self, old):
+        """
+        Continue ``old``'s run with its controllers' history too.
+
+        For a rebuild with the same gains (new inertias only): as
+        ``carry_over``, and the PIDs go on where they were (integral,
+        last error), so picking up a payload gives the controllers no jump.
+        """
+        self.carry_over(old)
+        for loop in ('position_pid', 'velocity_pid'):
+            before = getattr(old.commands, loop)
+            after = getattr(self.commands, loop)
+            after.integral = before.integral.copy()
+            after.last_error = before.last_error
 
     def published_values(self):
         """Return (positions, velocities, efforts) in published order."""
@@ -217,6 +234,27 @@ class NewSimulation:
         """Run it from now on."""
         node.simulation = self.simulation
         node.command_timeout.cancel()   # no command yet: zero effort
+
+
+@dataclass(frozen=True, slots=True)
+class NewInertias:
+    """
+    The running model with other body inertias: a payload picked up or put down.
+
+    ``simulation`` was built for the new model with the gains of the one
+    running then: the state, time, command and PID history go on in it.
+    """
+
+    simulation: Simulation
+
+    def apply(self, node):
+        """Go on in it; start it afresh if another robot came meanwhile."""
+        if only_inertias_differ(node.simulation.model,
+                                self.simulation.model):
+            self.simulation.take_over(node.simulation)
+        else:
+            node.command_timeout.cancel()   # as NewSimulation
+        node.simulation = self.simulation
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,10 @@
 
 from conftest import assert_close
 import dynamics_ros as dr
+from dynamics_ros.model.mimic_model import MimicModel
 from dynamics_ros.model.payload import (add_payload, check_payload,
-                                        combine_bodies, inertia_matrix)
+                                        combine_bodies, inertia_matrix,
+                                        only_inertias_differ)
 from dynamics_ros.spatial import spatial_inertia
 import numpy as np
 import oracle
@@ -105,3 +107,22 @@ def test_invalid_payloads_say_what_is_wrong(mass, com, inertia, message):
 def test_unknown_link_is_named():
     with pytest.raises(dr.ModelError, match="'flange' is not a link"):
         add_payload(MODEL, 1.0, COM, INERTIA, link='flange')
+
+
+def test_only_inertias_differ_tells_a_payload_from_another_robot():
+    # What the simulator goes on from (a payload picked up or put down)
+    # and what it starts afresh from (anything else changed).
+    heavy = add_payload(MODEL, MASS, COM, INERTIA, link='panda_hand')
+    assert only_inertias_differ(MODEL, heavy)
+    assert only_inertias_differ(heavy, MODEL)
+    assert only_inertias_differ(MODEL, MODEL.copy())
+    limits = MODEL.upper_limit.copy()
+    limits[3] -= 0.1
+    gravity = MODEL.gravity.copy()
+    gravity[2] = -9.0
+    for other in (MODEL.copy(upper_limit=limits),
+                  MODEL.copy(gravity=gravity),
+                  dr.load_urdf(XML, tip_link='panda_link6'),
+                  dr.load_urdf(oracle.example_arm_xml('ur5'))):
+        assert not only_inertias_differ(heavy, other)
+    assert not only_inertias_differ(MimicModel(MODEL, {}), heavy)
