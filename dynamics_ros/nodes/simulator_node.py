@@ -20,6 +20,8 @@ takes effort, position, velocity and trajectory commands
 (``simulator_inputs``), steps the ROS-free ``dynamics_ros.sim.Simulator``
 in a thread of its own and publishes ``joint_states`` and ``/clock``
 (``simulator_loop``); what runs is a ``simulator_state.Simulation``.
+Setting ``payload.*`` picks a payload up (or puts it down) at run time
+without restarting the run (``simulator_payload``).
 Topics, parameters (``simulator_parameters.py``) and behaviour: README.md,
 section "Simulator".
 """

@@ -35,9 +35,10 @@ from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.estimation.momentum_observer import MomentumObserver
 from dynamics_ros.nodes.conversions import time_message, to_seconds
-from geometry_msgs.msg import WrenchStamped
+from geometry_msgs.msg import InertiaStamped, WrenchStamped
 import numpy as np
 from oracle import example_arm_xml, PinocchioOracle, robots_directory
+from payload_plant import box_inertia, welded
 import pinocchio as pin
 import pytest
 from rclpy.parameter import Parameter
@@ -300,6 +301,47 @@ def test_good_parameters_take_effect(ros):
                                  frame='')
     assert all(r.successful for r in results)
     send(ros, GRAVITY, 60)
+
+
+def test_follow_payload_takes_the_held_object_out(ros):
+    # The driver's arm holds 1.6 kg at the hand (Pinocchio, the payload
+    # welded): to the observer without it, an external torque.
+    mass, com = 1.6, [0.03, -0.02, 0.06]
+    inertia = box_inertia(mass, (0.10, 0.16, 0.22))
+    held = PinocchioOracle(MODEL, welded(XML, LINK, mass, com, inertia)).rnea(
+        Q0, np.zeros(7), np.zeros(7))
+    sent = send(ros, held, 40)
+    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
+    assert np.max(np.abs(in_model_order(by_stamp[sent[-1][0]]))) > 1.0
+    payloads = ros.publisher(InertiaStamped, 'payload', LATCHED)
+    msg = InertiaStamped()
+    msg.inertia.m = mass
+    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = com
+    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
+     msg.inertia.iyz, msg.inertia.izz) = (
+        inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
+        inertia[1, 2], inertia[2, 2])
+    # Off by default; then a frame that is not the tip link is refused.
+    assert ros.set_parameters(NODE, follow_payload=True)[0].successful
+    msg.header.frame_id = 'panda_link3'
+    ros.wait_for(lambda: ros.warnings(NODE, 'payload ignored: frame'),
+                 action=lambda: payloads.publish(msg), every=1.0,
+                 what='the wrong frame refused')
+    msg.header.frame_id = LINK
+    ros.wait_for(lambda: ros.warnings(NODE, 'payload from the payload '
+                                      'topic', 20),
+                 action=lambda: payloads.publish(msg), every=1.0,
+                 what='the payload applied')
+    # The observer starts over on the model holding it: nothing external.
+    sent = send(ros, held, 40)
+    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
+    assert_close(in_model_order(by_stamp[sent[-1][0]]), np.zeros(7),
+                 scale=np.max(np.abs(held)), rtol=1e-9,
+                 what='external torques with the payload known')
+    assert all(result.successful for result in ros.set_parameters(
+        NODE, follow_payload=False, payload__mass=0.0))
+    ros.node.destroy_publisher(payloads)
+    send(ros, GRAVITY, 40)   # the next tests' arm, observer settled
 
 
 def test_nothing_published_was_ever_non_finite(ros):
