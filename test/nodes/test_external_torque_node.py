@@ -304,11 +304,13 @@ def test_good_parameters_take_effect(ros):
 
 
 def test_follow_payload_takes_the_held_object_out(ros):
-    # The driver's arm holds 1.6 kg at the hand (Pinocchio, the payload
-    # welded): to the observer without it, an external torque.
-    mass, com = 1.6, [0.03, -0.02, 0.06]
+    # The driver's arm holds 1.6 kg at its last link (no tip_link set: the
+    # payload parameters' frame), Pinocchio with the payload welded there:
+    # to the observer without it, an external torque.
+    tip = MODEL.body_names[-1]
+    mass, com = 1.6, [0.03, -0.02, 0.16]
     inertia = box_inertia(mass, (0.10, 0.16, 0.22))
-    held = PinocchioOracle(MODEL, welded(XML, LINK, mass, com, inertia)).rnea(
+    held = PinocchioOracle(MODEL, welded(XML, tip, mass, com, inertia)).rnea(
         Q0, np.zeros(7), np.zeros(7))
     sent = send(ros, held, 40)
     by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
@@ -323,11 +325,11 @@ def test_follow_payload_takes_the_held_object_out(ros):
         inertia[1, 2], inertia[2, 2])
     # Off by default; then a frame that is not the tip link is refused.
     assert ros.set_parameters(NODE, follow_payload=True)[0].successful
-    msg.header.frame_id = 'panda_link3'
+    msg.header.frame_id = LINK   # a link, not the tip link
     ros.wait_for(lambda: ros.warnings(NODE, 'payload ignored: frame'),
                  action=lambda: payloads.publish(msg), every=1.0,
                  what='the wrong frame refused')
-    msg.header.frame_id = LINK
+    msg.header.frame_id = tip
     ros.wait_for(lambda: ros.warnings(NODE, 'payload from the payload '
                                       'topic', 20),
                  action=lambda: payloads.publish(msg), every=1.0,
