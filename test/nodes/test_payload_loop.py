@@ -194,7 +194,7 @@ class Loop:
                              every=10.0, what='the arm at the pose')
 
     def trajectory(self, poses):
-        """Return the poses as one trajectory (MOVE, then STILL, each)."""
+        """Return one JointTrajectory through the poses (MOVE, STILL each)."""
         msg = JointTrajectory(joint_names=JOINTS)
         t = 0.0
         for pose in poses:
