@@ -271,10 +271,17 @@ def test_pick_up_estimate_compensate(tmp_path):
         assert abs(estimate.m - MASS) < 0.02 * MASS, figures
         assert np.max(np.abs(np.array([
             estimate.com.x, estimate.com.y, estimate.com.z]) - COM)) < 5e-3
-        # The hold error the payload added is cut to 10 % of what it was.
+        # Measured (load average 7-10): hold error 5.4e-13 rad free,
+        # 0.0847 rad loaded, 9.1e-7 rad with the estimate; residual 4.6e-11,
+        # 7.66 and 2.2e-5 N m.  The free hold of an exact model is exact to
+        # rounding, so "within 10 % of the no-payload value" is asserted as:
+        # the hold error the payload added is cut to at most 10 % of itself
+        # (measured: 1e-5 of itself), and the error left is below 1e-4 rad.
         assert held_error - free_error <= 0.1 * (
             loaded_error - free_error), figures
-        # The residual is back to the noise level of a torque sensor.
+        assert held_error < 1e-4, figures
+        # The residual is back below the noise of a joint torque sensor
+        # (0.05 N m, as payload_plant's efforts; measured 2.2e-5 N m).
         assert held_residual < 0.05, figures
     finally:
         tester.close()
