@@ -303,49 +303,6 @@ def test_good_parameters_take_effect(ros):
     send(ros, GRAVITY, 60)
 
 
-def test_follow_payload_takes_the_held_object_out(ros):
-    # The driver's arm holds 1.6 kg at its last link (no tip_link set: the
-    # payload parameters' frame), Pinocchio with the payload welded there:
-    # to the observer without it, an external torque.
-    tip = MODEL.body_names[-1]
-    mass, com = 1.6, [0.03, -0.02, 0.16]
-    inertia = box_inertia(mass, (0.10, 0.16, 0.22))
-    held = PinocchioOracle(MODEL, welded(XML, tip, mass, com, inertia)).rnea(
-        Q0, np.zeros(7), np.zeros(7))
-    sent = send(ros, held, 40)
-    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
-    assert np.max(np.abs(in_model_order(by_stamp[sent[-1][0]]))) > 1.0
-    payloads = ros.publisher(InertiaStamped, 'payload', LATCHED)
-    msg = InertiaStamped()
-    msg.inertia.m = mass
-    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = com
-    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
-     msg.inertia.iyz, msg.inertia.izz) = (
-        inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
-        inertia[1, 2], inertia[2, 2])
-    # Off by default; then a frame that is not the tip link is refused.
-    assert ros.set_parameters(NODE, follow_payload=True)[0].successful
-    msg.header.frame_id = LINK   # a link, not the tip link
-    ros.wait_for(lambda: ros.warnings(NODE, 'payload ignored: frame'),
-                 action=lambda: payloads.publish(msg), every=1.0,
-                 what='the wrong frame refused')
-    msg.header.frame_id = tip
-    ros.wait_for(lambda: ros.warnings(NODE, 'payload from the payload '
-                                      'topic', 20),
-                 action=lambda: payloads.publish(msg), every=1.0,
-                 what='the payload applied')
-    # The observer starts over on the model holding it: nothing external.
-    sent = send(ros, held, 40)
-    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
-    assert_close(in_model_order(by_stamp[sent[-1][0]]), np.zeros(7),
-                 scale=np.max(np.abs(held)), rtol=1e-9,
-                 what='external torques with the payload known')
-    assert all(result.successful for result in ros.set_parameters(
-        NODE, follow_payload=False, payload__mass=0.0))
-    ros.node.destroy_publisher(payloads)
-    send(ros, GRAVITY, 40)   # the next tests' arm, observer settled
-
-
 def test_nothing_published_was_ever_non_finite(ros):
     assert ros.torques.messages
     assert all_finite(ros.torques.messages, 'effort')
@@ -412,3 +369,46 @@ def test_an_arm_with_a_gripper_answers_for_its_independent_joints():
                      rtol=1e-6, what='wrench at the hand')
     finally:
         finish(node, tester)
+
+
+def test_follow_payload_takes_the_held_object_out(ros):
+    # The driver's arm holds 1.6 kg at its last link (no tip_link set: the
+    # payload parameters' frame), Pinocchio with the payload welded there:
+    # to the observer without it, an external torque.
+    tip = MODEL.body_names[-1]
+    mass, com = 1.6, [0.03, -0.02, 0.16]
+    inertia = box_inertia(mass, (0.10, 0.16, 0.22))
+    held = PinocchioOracle(MODEL, welded(XML, tip, mass, com, inertia)).rnea(
+        Q0, np.zeros(7), np.zeros(7))
+    sent = send(ros, held, 40)
+    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
+    assert np.max(np.abs(in_model_order(by_stamp[sent[-1][0]]))) > 1.0
+    payloads = ros.publisher(InertiaStamped, 'payload', LATCHED)
+    msg = InertiaStamped()
+    msg.inertia.m = mass
+    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = com
+    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
+     msg.inertia.iyz, msg.inertia.izz) = (
+        inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
+        inertia[1, 2], inertia[2, 2])
+    # Off by default; then a frame that is not the tip link is refused.
+    assert ros.set_parameters(NODE, follow_payload=True)[0].successful
+    msg.header.frame_id = LINK   # a link, not the tip link
+    ros.wait_for(lambda: ros.warnings(NODE, 'payload ignored: frame'),
+                 action=lambda: payloads.publish(msg), every=1.0,
+                 what='the wrong frame refused')
+    msg.header.frame_id = tip
+    ros.wait_for(lambda: ros.warnings(NODE, 'payload from the payload '
+                                      'topic', 20),
+                 action=lambda: payloads.publish(msg), every=1.0,
+                 what='the payload applied')
+    # The observer starts over on the model holding it: nothing external.
+    sent = send(ros, held, 40)
+    by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
+    assert_close(in_model_order(by_stamp[sent[-1][0]]), np.zeros(7),
+                 scale=np.max(np.abs(held)), rtol=1e-9,
+                 what='external torques with the payload known')
+    assert all(result.successful for result in ros.set_parameters(
+        NODE, follow_payload=False, payload__mass=0.0))
+    ros.node.destroy_publisher(payloads)
+    send(ros, GRAVITY, 40)   # the next tests' arm, observer settled
