@@ -284,8 +284,8 @@ def test_pick_up_estimate_compensate(tmp_path):
         # 5e-12 rad free, 0.0847 rad loaded, 5e-7 to 1.3e-6 rad with the
         # estimate; residual 1e-14 to 5e-11, 7.66 and 2e-5 to 8e-5 N m;
         # estimate 1.5000 kg, com within 1e-6 m.  The free hold of an exact
-        # model is exact to
-        # rounding, so "within 10 % of the no-payload value" is asserted as:
+        # model is exact to rounding, so "within 10 % of the no-payload
+        # value" is asserted as:
         # the hold error the payload added is cut to at most 10 % of itself
         # (measured: about 1e-5 of itself); the error left is below 1e-4 rad.
         assert held_error - free_error <= 0.1 * (
