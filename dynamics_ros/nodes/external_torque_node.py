@@ -45,11 +45,12 @@ from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
 from .payload_input import follow_payload_topic
 from .qos import DESCRIPTION_QOS, STATE_QOS
-from .throttled_warnings import ThrottledWarnings
+from .throttled_warnings import node_warnings
 from ..estimation.collision import (CollisionDetector, DEFAULT_HYSTERESIS,
                                     DEFAULT_THRESHOLD)
 from ..estimation.momentum_observer import DEFAULT_GAIN, MomentumObserver
 from ..estimation.wrench import external_wrench
+from ..model.summary import last_link
 from ..reasons import names_text, quote
 
 # The latched collision state: reliable, transient-local, depth 1 (as
@@ -68,10 +69,12 @@ class ExternalTorqueNode(Node):
         self.friction = self.friction_path = None
         self.detector = None
         self.input = None
+        # The first choice of link is in the model line; changes get one.
+        self.wrench_choice_logged = False
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
         self.seconds = node_seconds(self)
-        self.warnings = ThrottledWarnings(self.get_logger())
+        self.warnings = node_warnings(self)
         self.torque_publisher, self.wrench_publisher = publishers(
             self, (JointState, 'external_torques'),
             (WrenchStamped, 'external_wrench'))
@@ -148,20 +151,54 @@ class ExternalTorqueNode(Node):
         else:
             self.detector.thresholds = thresholds
             self.detector.hysteresis = hysteresis
-        self.wrench_link = self.get_parameter('link').value or \
-            self.get_parameter('tip_link').value or None
-        self.wrench_frame = self.get_parameter('frame').value or \
-            self.wrench_link
-        for name, value in (('link', self.wrench_link),
-                            ('frame', self.wrench_frame)):
-            if value is not None and value not in self.model.frames:
-                self.get_logger().warning(
-                    '%s %s is not a link of model %s: no external_wrench '
-                    '(links: %s)' % (name, quote(value), quote(
-                        self.model.name), names_text(sorted(
-                            self.model.frames))))
-                self.wrench_link = None
+        self.choose_wrench_link()
         self.damping = float(self.get_parameter('wrench_damping').value)
+
+    def choose_wrench_link(self):
+        """
+        Set the link and frame of external_wrench; say so when they change.
+
+        ``link``, else ``tip_link``, else the model's last link: the tip,
+        where a tool meets the world.  No wrench only for a link that is
+        not the model's (or a model without a moving body), said once.
+        """
+        link = self.get_parameter('link').value or \
+            self.get_parameter('tip_link').value or last_link(self.model)
+        frame = self.get_parameter('frame').value or link
+        why_not = None
+        if link is None:
+            why_not = 'model %s has no moving link' % quote(self.model.name)
+        for name, value in (('link', link), ('frame', frame)):
+            if why_not is None and value not in self.model.frames:
+                why_not = '%s %s is not a link of model %s (links: %s)' % (
+                    name, quote(value), quote(self.model.name),
+                    names_text(sorted(self.model.frames)))
+        if why_not is not None:
+            link = frame = None
+        choice = (link, frame, why_not)
+        if choice != getattr(self, 'wrench_choice', None):
+            self.wrench_choice = choice
+            if why_not is not None:
+                self.get_logger().warning('no external_wrench: %s' % why_not)
+            elif self.wrench_choice_logged:
+                self.get_logger().info(self.wrench_text())
+            self.wrench_choice_logged = True
+        self.wrench_link, self.wrench_frame = link, frame
+
+    def wrench_text(self):
+        """Return where external_wrench is estimated, in words."""
+        link, frame, why_not = self.wrench_choice
+        if why_not is not None:
+            return 'none (%s)' % why_not
+        return 'external_wrench on link %s in frame %s' % (
+            quote(link), quote(frame))
+
+    def loaded_details(self):
+        """Return this node's items of the model line (ModelSource)."""
+        if self.observer is None or getattr(self, 'wrench_choice',
+                                            None) is None:
+            return []
+        return [('wrench', self.wrench_text())]
 
     # -- model ------------------------------------------------------------
 

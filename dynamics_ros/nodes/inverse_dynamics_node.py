@@ -47,7 +47,7 @@ from .parameters import per_joint_values, publishers
 from .payload_input import follow_payload_topic
 from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
-from .throttled_warnings import ThrottledWarnings
+from .throttled_warnings import node_warnings
 from .trajectory_conversions import trajectory_arrays
 from .trajectory_retiming import TrajectoryRetiming
 from ..control.computed_torque import computed_torque, \
@@ -57,6 +57,7 @@ from ..control.reference_sampler import ReferenceSampler, step_note
 from ..control.saturation import check_limits, effort_limits, saturate
 from ..dynamics.bias import gravity_torques
 from ..dynamics.rnea import inverse_dynamics
+from ..model.summary import limits_text as per_joint_limits_text
 from ..reasons import quote
 
 
@@ -99,7 +100,7 @@ class InverseDynamicsNode(Node):
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
         self.seconds = node_seconds(self)
-        self.warnings = ThrottledWarnings(self.get_logger())
+        self.warnings = node_warnings(self)
         self.effort_publisher, self.feedforward_publisher, \
             self.annotated_publisher = publishers(
                 self, (Float64MultiArray, 'effort_commands'),
@@ -187,6 +188,14 @@ class InverseDynamicsNode(Node):
                     len(override), self.model.nq))
             override = None
         return effort_limits(urdf, scale, override)
+
+    def loaded_details(self):
+        """Return this node's items of the model line (ModelSource)."""
+        limits = self.effort_limits_in_use() if self.get_parameter(
+            'saturate').value else None
+        return [('mode', self.get_parameter('mode').value),
+                ('saturation', 'off' if limits is None else
+                 per_joint_limits_text(limits, 'N m (N)'))]
 
     def saturated(self, efforts):
         """Return ``efforts`` (joints order, (n,) or (k, n)) clipped."""

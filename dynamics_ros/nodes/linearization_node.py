@@ -41,7 +41,7 @@ from .linearization_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import publishers
 from .qos import COMMAND_QOS, STATE_QOS
-from .throttled_warnings import ThrottledWarnings
+from .throttled_warnings import node_warnings
 from ..dynamics.bias import gravity_torques
 from ..dynamics.linearize import linearize, linearize_with_friction
 
@@ -74,7 +74,7 @@ class LinearizationNode(Node):
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
         self.seconds = node_seconds(self)
-        self.warnings = ThrottledWarnings(self.get_logger())
+        self.warnings = node_warnings(self)
         self.a_publisher, self.b_publisher, self.point_publisher = publishers(
             self, (Float64MultiArray, 'state_space/A'),
             (Float64MultiArray, 'state_space/B'),

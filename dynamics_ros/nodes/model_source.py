@@ -95,6 +95,7 @@ from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
 from ..model.payload import add_payload, check_payload
+from ..model.summary import loaded_text
 from ..model.urdf import load_urdf, urdf_text
 
 # The longest reason a refused parameter set returns (characters).
@@ -282,7 +283,9 @@ class ModelSource:
         self.joint_names = None
         self.index = None
         self.xml = None
-        self.warnings = ThrottledWarnings(node.get_logger())
+        # Refusals answer what someone just did: each said within the
+        # period, never held back a minute as a recurring stream's are.
+        self.warnings = ThrottledWarnings(node.get_logger(), max_period=2.0)
         self._pending = None
         declare_model_parameters(node, payload)
         check_settings(self.settings())
@@ -352,14 +355,43 @@ class ModelSource:
         self.model = model
         self.joint_names = joint_names
         self.index = model_index(model, joint_names)
-        self.node.get_logger().info(
-            'model %r from %s: %d joints (%s), total mass %.4f kg' % (
-                model.name, origin, model.nq, ', '.join(joint_names),
-                model.total_mass))
         try:
             self.on_model(model, joint_names)
         except Exception as error:  # a node bug must not kill the source
             self.node.get_logger().error('on_model failed: %r' % error)
+        self.log_loaded(origin)
+
+    def origin_text(self, origin):
+        """Return where the model came from, with the file for urdf_path."""
+        if 'parameters' not in origin:
+            return origin
+        if self._value('robot_description'):
+            return '%s (robot_description)' % origin
+        path = self._value('urdf_path')
+        xacro_args = list(self._value('xacro_args') or [])
+        return '%s (urdf_path %s%s)' % (
+            origin, quote(path), ', xacro_args %s' % quote(xacro_args)
+            if xacro_args else '')
+
+    def log_loaded(self, origin):
+        """
+        Log the one line of what the node now works with (model.summary).
+
+        A node adds its own items with a ``loaded_details()`` method
+        returning (label, text) pairs; it runs after ``on_model``.
+        """
+        node = self.node
+        details = getattr(node, 'loaded_details', None)
+        try:
+            extra = list(details()) if details is not None else []
+        except Exception as error:  # noqa: B902 (a report must not fail)
+            extra = [('details', 'unavailable (%r)' % error)]
+        friction = node.get_parameter('friction_file').value \
+            if node.has_parameter('friction_file') else None
+        settings = self.settings()
+        node.get_logger().info(loaded_text(
+            self.model, self.joint_names, self.origin_text(origin),
+            settings.tip_link, settings.payload, friction, extra))
 
     def _on_description(self, msg):
         """Rebuild from a robot_description message; keep the old on error."""

@@ -44,7 +44,7 @@ from .entry_point import entry_point
 from .model_source import ModelSource, NO_MODEL
 from .payload_estimation_parameters import PARAMETERS
 from .qos import DESCRIPTION_QOS, STATE_QOS
-from .throttled_warnings import ThrottledWarnings
+from .throttled_warnings import node_warnings
 from ..dynamics.friction import read_friction
 from ..errors import IdentificationError
 from ..estimation.payload import estimate_payload
@@ -76,7 +76,7 @@ class PayloadEstimationNode(Node):
         self.history = deque()
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
-        self.warnings = ThrottledWarnings(self.get_logger())
+        self.warnings = node_warnings(self)
         self.publisher = self.create_publisher(InertiaStamped, 'payload',
                                                DESCRIPTION_QOS)
         self.source = ModelSource(self, self.on_model, payload=False)

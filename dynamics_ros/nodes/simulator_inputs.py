@@ -160,6 +160,10 @@ class SimulatorInputs:
         done = threading.Event()
         self.pending.append(Reset(done))
         response.success = done.wait(10.0)
-        response.message = 'reset to the initial state' if response.success \
-            else 'the simulation loop did not answer'
+        # The time tells the states after the reset from those before it.
+        response.message = (
+            'reset to the initial state at t = %.9f s of simulated time, '
+            'held (hold_mode %s) until the next command' % (
+                self.reset_time, self.settings['hold_mode'])
+            if response.success else 'the simulation loop did not answer')
         return response

@@ -55,19 +55,21 @@ from .simulator_parameters import PARAMETERS, PID_TERMS, SIMULATION
 from .simulator_payload import SimulatorPayload
 from .simulator_state import (NewSimulation, published_joints, Rebuilt,
                               Simulation)
-from .throttled_warnings import ThrottledWarnings
+from .throttled_warnings import node_warnings, ThrottledWarnings
 from ..flexible.config import load_flexible, read_config
 from ..model.actuators import motors_from_mapping, read_actuator_config
 from ..model.payload import payload_body
 from ..reasons import cut, quote
-from ..sim.controllers import default_gains, JointCommands, PidGains
+from ..sim.controllers import (default_gains, hold_still, JointCommands,
+                               PidGains)
 from ..sim.simulator import checked_initial_positions, Simulator
 from ..streams.command_timeout import CommandTimeout
 
 # The parameters kept in ``settings`` (the others are read when used).
 SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'publish_clock', 'pid_bandwidth', 'flexible_config',
-            'actuator_config', 'command_timeout', 'friction_file')
+            'actuator_config', 'command_timeout', 'friction_file',
+            'hold_mode')
 
 
 def read_actuators(settings):
@@ -103,7 +105,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
         self.command_timeout = CommandTimeout(
             self.settings['command_timeout'])
         self.timed_command = None
-        self.warnings = ThrottledWarnings(self.get_logger())
+        self.warnings = node_warnings(self)
         self.divergence_warnings = ThrottledWarnings(self.get_logger(), 10.0)
         self.pending = deque()
         self.simulation = None
@@ -112,6 +114,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
         self.model_error = None
         # After a divergence: reset, and no step until an input arrives.
         self.halted = False
+        self.reset_time = None   # simulated time of the last ~/reset
         self.starting = True
         self.state_publisher = self.create_publisher(
             JointState, 'joint_states', PUBLISH_QOS)
@@ -302,12 +305,47 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
         self.model_error = None
         self.joint_names = list(joint_names)
         self.mimic = dict(model.mimic)
+        # Not running yet: set up here, before the loop can step it.
+        self.hold_initial_pose(simulation)
         if self.simulation is None:
             self.simulation = simulation
         elif gains is not None:
             self.go_on_with(simulation)
         else:
             self.pending.append(NewSimulation(simulation))
+
+    def hold_initial_pose(self, simulation):
+        """
+        Hold the simulation's pose (``hold_mode``) until a command comes.
+
+        At start, for a new model and after ~/reset: so that no launch
+        starts with the arm falling while the controllers come up.
+        """
+        mode = self.settings['hold_mode']
+        simulator = simulation.simulator
+        try:
+            hold_still(simulation.commands, simulation.model,
+                       simulator.q.copy(), mode)
+        except (ArithmeticError, ValueError,
+                np.linalg.LinAlgError) as error:
+            self.warnings.warn('hold', cut('cannot hold the pose (hold_mode '
+                                           '%s): %s' % (mode, error)))
+            return
+        self.get_logger().info(
+            'holding the pose at t = %.6f s until the first command '
+            '(hold_mode %s)' % (simulator.t, mode))
+
+    def loaded_details(self):
+        """Return this node's items of the model line (ModelSource)."""
+        settings = self.settings
+        details = [('integrator', '%s at %g Hz, real_time_factor %g' % (
+            settings['integrator'], settings['rate'],
+            settings['real_time_factor'])),
+            ('hold_mode', settings['hold_mode'])]
+        for name in ('flexible_config', 'actuator_config'):
+            if settings[name]:
+                details.append((name, quote(settings[name])))
+        return details
 
     def initial_positions(self, model, index, overrides):
         """

@@ -16,6 +16,7 @@
 
 from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec
+from ..sim.controllers import HOLD_MODES
 from ..sim.integrators import INTEGRATORS
 from ..streams.command_timeout import (DEFAULT_COMMAND_TIMEOUT,
                                        MAX_COMMAND_TIMEOUT)
@@ -72,6 +73,16 @@ PARAMETERS = ParameterTable([
          'warning; position commands and trajectories end in a hold of '
          'their own and do not time out; 0: never', low=0.0,
          high=MAX_COMMAND_TIMEOUT),
+    Spec('hold_mode', 'string', 'gravity',
+         'what holds the joints at start, after ~/reset and for a new model, '
+         'until the first command: gravity: the gravity torques of the '
+         "simulator's own model at the current pose, every step (exact for "
+         'rigid links: the arm stays, a push moves it freely); position: the '
+         'position PID at the '
+         'pose with those torques as feed-forward (as after a '
+         'command_timeout); none: zero effort (the arm falls, as an '
+         'unclaimed Gazebo joint); a change applies at the next ~/reset or '
+         'model', choices=HOLD_MODES),
     Spec('initial_positions', 'double[]', None,
          'initial joint positions in joints order, the state of the next '
          '~/reset too; unset: zero, or mid-range where zero is outside the '

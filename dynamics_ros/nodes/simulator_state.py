@@ -272,7 +272,7 @@ class Rebuilt:
 
 @dataclass(frozen=True, slots=True)
 class Reset:
-    """~/reset: initial state, no push; ``done`` is set when applied."""
+    """~/reset: initial state held, no push; ``done`` set when applied."""
 
     done: threading.Event
 
@@ -280,6 +280,8 @@ class Reset:
         """Reset the simulator and the commands; simulated time runs on."""
         node.simulation.simulator.reset(keep_time=True)
         node.simulation.simulator.set_external_wrench(None)
-        node.simulation.commands.reset()
+        # Held there (hold_mode) until the next command, not let fall.
+        node.hold_initial_pose(node.simulation)
         node.command_timeout.cancel()
+        node.reset_time = node.simulation.simulator.t
         self.done.set()

@@ -27,6 +27,13 @@ reason's words without its numbers and quoted values);
 ``.dropping(topic, callback)`` wraps a message callback so that its
 ``BadInput`` becomes such a warning, keyed by ``BadInput.kind``.  A text
 is cut to ``reasons.LOG_CHARS``.
+
+A kind that keeps recurring has its period doubled with each line, up to
+``max_period`` (60 s: '... (x19 in the last 60 s)' instead of 19 lines;
+``max_period=period``: no growth).  ``node_warnings(node)`` gives a node
+its ThrottledWarnings with a timer that ``flush``es them every second
+(steady clock), so the count of a burst that ended is logged once its
+period has passed rather than with the next warning of that kind.
 """
 
 import time
@@ -35,7 +42,10 @@ import numpy as np
 
 from .conversions import BadInput
 from ..reasons import LOG_CHARS, shorten
-from ..streams.log_throttle import kind_of, KindThrottle
+from ..streams.log_throttle import kind_of, KindThrottle, MAX_PERIOD
+
+# How often node_warnings' timer logs the counts of ended bursts, s.
+FLUSH_PERIOD = 1.0
 
 
 def warning_text(text, suppressed):
@@ -49,13 +59,19 @@ def warning_text(text, suppressed):
 class ThrottledWarnings:
     """Log warnings at most once per period per key (wall clock)."""
 
-    def __init__(self, logger, period=2.0, clock=time.monotonic):
+    def __init__(self, logger, period=2.0, clock=time.monotonic,
+                 max_period=MAX_PERIOD):
         """Log through ``logger`` (an rclpy logger or any .warning())."""
         self.logger = logger
         self.period = period
         self.clock = clock
-        self.throttle = KindThrottle(logger.warning, period, clock)
+        self.throttle = KindThrottle(logger.warning, period, clock,
+                                     max_period)
         self._each = {}   # warn_each: key -> (next allowed time, count)
+
+    def flush(self):
+        """Log the counts of bursts whose period has passed; their number."""
+        return self.throttle.flush()
 
     def warn(self, key, text):
         """
@@ -109,3 +125,17 @@ class ThrottledWarnings:
             except BadInput as error:
                 self.ignored(topic, str(error), error.kind)
         return receive
+
+
+def node_warnings(node, period=2.0):
+    """
+    Return ThrottledWarnings for ``node``, flushed by a timer of its own.
+
+    The timer runs on the steady clock: a node on simulated time whose
+    /clock stopped still logs its last counts.
+    """
+    from rclpy.clock import Clock, ClockType
+    warnings = ThrottledWarnings(node.get_logger(), period)
+    node.create_timer(FLUSH_PERIOD, warnings.flush,
+                      clock=Clock(clock_type=ClockType.STEADY_TIME))
+    return warnings

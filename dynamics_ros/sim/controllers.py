@@ -43,9 +43,12 @@ import numpy as np
 
 from ..control.computed_torque import position_error
 from ..control.trajectory import sample
+from ..dynamics.bias import gravity_torques
 from ..dynamics.crba import mass_matrix
 
-MODES = ('effort', 'position', 'velocity', 'trajectory', 'hold')
+MODES = ('effort', 'position', 'velocity', 'trajectory', 'hold', 'gravity')
+# What holds the joints before the first command (hold_still).
+HOLD_MODES = ('gravity', 'position', 'none')
 
 
 @dataclass
@@ -247,6 +250,19 @@ class JointCommands:
         self.target = np.array(position, dtype=float)
         self.hold_effort = np.array(feedforward, dtype=float)
 
+    def compensate_gravity(self):
+        """
+        Apply the gravity torques g(q) of the model at the current q.
+
+        Every step, until the next command: the arm floats where it is
+        (qdd = M^-1 (g(q) - g(q)) = 0 at rest, whatever q), and a push
+        moves it freely - a gravity-compensated arm.  A constant g(q0)
+        would balance q0 only, an unstable equilibrium for most poses that
+        rounding alone tips over within seconds.
+        """
+        self._switch('gravity')
+        self.target = self.zero
+
     def follow(self, trajectory, efforts=None):
         """Follow a control.trajectory.Trajectory in model joint order."""
         self._switch('trajectory')
@@ -289,6 +305,9 @@ class JointCommands:
         if self.mode == 'effort':
             self.damping = None
             return self.target.copy()
+        if self.mode == 'gravity':
+            self.damping = None
+            return gravity_torques(self.model, q)
         if self.mode == 'velocity':
             self.damping = None if self.velocity_damper is None else \
                 (self.velocity_damper, self.target)
@@ -309,3 +328,41 @@ class JointCommands:
         # A position command has no feed-forward (adding its zeros would
         # cost a numpy call a step).
         return effort if self.mode == 'position' else effort + feedforward
+
+
+def hold_still(commands, model, position, mode):
+    """
+    Make ``commands`` hold ``position`` (model order) until a command comes.
+
+    What a simulated arm does before anyone commands it (at start, after a
+    reset, for a new model): ``'gravity'``: the gravity torques g(q) of
+    ``model`` at the current q, every step (``compensate_gravity``) - at
+    rest the forward dynamics give qdd = M^-1 (tau - g(q)) = 0, so a rigid
+    plant of that model stays put, and a push moves it freely (a
+    gravity-compensated arm); ``'position'``: the position PID at
+    ``position`` with the gravity torques there as feed-forward
+    (``hold_pose``, as after a command timeout), which also pulls the arm
+    back after a push; ``'none'``: zero effort (an unclaimed Gazebo joint:
+    the arm falls).  The controllers' history is forgotten either way.
+    Returns the effort at ``position``.
+
+    Gravity torques that are not finite (a broken model: a gravity of
+    1e308) leave zero effort and raise ArithmeticError: the simulation
+    then diverges, or not, as it would have without a hold.
+    """
+    if mode not in HOLD_MODES:
+        raise ValueError('hold mode %r is not one of %s'
+                         % (mode, ', '.join(HOLD_MODES)))
+    commands.reset()
+    if mode == 'none':
+        return commands.target.copy()
+    with np.errstate(all='ignore'):
+        held = np.asarray(gravity_torques(model, position), dtype=float)
+    if not np.all(np.isfinite(held)):
+        raise ArithmeticError('the gravity torques at the pose are not '
+                              'finite: zero effort instead')
+    if mode == 'gravity':
+        commands.compensate_gravity()
+    else:
+        commands.hold_pose(position, held)
+    return held.copy()

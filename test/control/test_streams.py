@@ -228,6 +228,64 @@ def test_warnings_of_one_kind_at_most_once_a_period_with_their_count():
     assert throttle.flush() == 0
 
 
+def test_a_recurring_warning_is_aggregated_into_one_line_a_minute():
+    """
+    A gap every 9.5 s for 3 minutes: 19 gaps, a handful of lines.
+
+    The field report: "gap of 0.248 s ... integral restarted" 19 times in
+    3 minutes, each on a line of its own (a 1 or 2 s throttle never sees
+    a repeat).  A recurring kind's period doubles with each line up to a
+    minute: every gap is counted into a line (none lost), and from the
+    second minute on there is a line a minute with its count.
+    """
+    clock, lines = FakeClock(), []
+    throttle = KindThrottle(lines.append, period=2.0, clock=clock)
+    gaps = [9.5 * k for k in range(19)]
+    for when in gaps:
+        clock.now = when
+        throttle.warn('observer gap', 'gap of 0.248 s at t = %.1f s: '
+                      'integral restarted' % when)
+    clock.now = 240.0
+    throttle.flush()
+    assert len(lines) == 8, lines
+    counts = [int(line.split('(x')[1].split(' ')[0]) if '(x' in line else 1
+              for line in lines]
+    assert sum(counts) == 19, lines   # every gap counted once
+    assert lines[0] == 'gap of 0.248 s at t = 0.0 s: integral restarted'
+    # Periods 2, 4, 8, 16, 32 s, then 60 s: lines at t = 0, 9.5, 19, 28.5,
+    # 47.5, 85.5 and 152 s, then the last two gaps when flushed at 240 s.
+    assert lines[5] == ('gap of 0.248 s at t = 85.5 s: integral restarted '
+                        '(x4 in the last 38 s)')
+    assert lines[6] == ('gap of 0.248 s at t = 152.0 s: integral restarted '
+                        '(x7 in the last 66.5 s)')
+    assert lines[7] == ('gap of 0.248 s at t = 171.0 s: integral restarted '
+                        '(x2 in the last 88 s)')
+    assert throttle.period_of('observer gap') == 60.0
+
+
+def test_a_kind_quiet_for_a_minute_starts_over_at_its_period():
+    clock, lines = FakeClock(), []
+    throttle = KindThrottle(lines.append, period=1.0, clock=clock)
+    for when in (0.0, 5.0, 10.0):
+        clock.now = when
+        throttle.warn('stale', 'stale state')
+    assert throttle.period_of('stale') == 4.0   # recurring: 1, 2, 4 s
+    clock.now = 80.0   # 70 s without one: no longer recurring
+    throttle.warn('stale', 'stale state')
+    assert throttle.period_of('stale') == 1.0
+    assert lines == ['stale state'] * 4
+
+
+def test_a_throttle_without_growth_keeps_its_period():
+    clock, lines = FakeClock(), []
+    throttle = KindThrottle(lines.append, period=2.0, clock=clock,
+                            max_period=2.0)
+    for when in range(0, 20, 3):
+        clock.now = float(when)
+        throttle.warn('refused', 'refused')
+    assert len(lines) == 7 and throttle.period_of('refused') == 2.0
+
+
 def test_a_text_function_is_called_only_for_lines_logged():
     clock, lines, calls = FakeClock(), [], []
     throttle = KindThrottle(lines.append, clock=clock)

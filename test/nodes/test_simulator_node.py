@@ -77,6 +77,9 @@ def ros():
         # The commands here are held on purpose (replayed against the
         # ROS-free Simulator): no timeout.
         'command_timeout': 0.0,
+        # Replayed from zero effort, as the ROS-free Simulator starts, and a
+        # reset is told by its zero effort: no hold of the pose.
+        'hold_mode': 'none',
         'initial_positions': in_joints_order(HANGING),
         'pos_kp': in_joints_order({k: v[0] for k, v in
                                    POSITION_GAINS.items()}),

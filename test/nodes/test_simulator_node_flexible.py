@@ -70,7 +70,10 @@ def ros():
         'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False,
         'initial_positions': [INITIAL[name] for name in JOINTS],
         # As fast as it can: a command held for the test, no timeout.
-        'command_timeout': 0.0})
+        'command_timeout': 0.0,
+        # Replayed from zero effort, as the ROS-free Simulator starts, and a
+        # reset is told by its zero effort: no hold of the pose.
+        'hold_mode': 'none'})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
     simulator_topics(tester, 'effort', namespace='/')
