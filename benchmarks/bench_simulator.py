@@ -34,8 +34,18 @@ Real-time factor of the simulator: Panda at 1 kHz with RK4.
    leaves more of a small machine to the node.  Then the node alone, by the
    real-time factor it logs when stopped.  Goal: at least 10x real time.
 
+4. ``--hand-launch``: what ``simulation.launch.py urdf:=<panda.urdf>
+   tip_link:=panda_link8 real_time_factor:=0`` runs: simulator_node on
+   example-robot-data's Panda with its hand cut at panda_link8 (the seven
+   arm joints, no fingers), config/simulator.yaml's settings (joint_states
+   at 500 Hz), as fast as it can; first holding its pose by itself
+   (``hold_mode`` gravity, nobody commanding), then following an arm-only
+   trajectory; the real-time factor each run logs when stopped, and the
+   trajectory's end reached.  Goal: at least 10x real time.
+
 Run: ``.venv/bin/python benchmarks/bench_simulator.py [seconds]
-[--domain ID] [--ros-free]`` (``--ros-free``: part 1 only).  DDS stays on loopback
+[--domain ID] [--ros-free | --hand-launch]`` (``--ros-free``: part 1
+only; ``--hand-launch``: part 4 only).  DDS stays on loopback
 (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``) in four domains from ``ID``
 on, by default ones no other run on this machine holds.
 """
@@ -433,6 +443,93 @@ def print_run(title, run):
                         run['machine_busy'], os.cpu_count()))
 
 
+def hand_launch_run(seconds, trajectory=False):
+    """
+    Return (factor, its log line, node CPU share, last positions).
+
+    simulator_node as simulation.launch.py starts it on the Panda with its
+    hand cut at panda_link8; ``trajectory``: an arm-only trajectory sent
+    (else nobody commands: the hold).
+    """
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    import yaml
+    with open(os.path.join(os.path.dirname(__file__), '..', 'config',
+                           'simulator.yaml'), encoding='utf-8') as stream:
+        config = next(iter(yaml.safe_load(stream).values()))[
+            'ros__parameters']
+    urdf = os.path.join(robots_directory(), 'panda_description', 'urdf',
+                        'panda.urdf')
+    domain = DOMAIN_ID + 3
+    node = NodeProcess('simulator_node', domain, dict(
+        config, urdf_path=urdf, tip_link='panda_link8',
+        real_time_factor=0.0))
+    tester = RosTester(domain, 'bench_simulator_hand')
+    states = tester.collector(JointState, '/joint_states',
+                              qos_profile_sensor_data)
+    try:
+        tester.wait_for(lambda: states.messages, timeout=300.0,
+                        what='joint_states from simulator_node')
+        names = [n for n in states.messages[-1].name]
+        target = None
+        if trajectory:
+            # 7 arm joints, 3 waypoints over 20 s of simulated time, then
+            # held at the last one.
+            start = np.array(states.messages[-1].position)
+            target = start + np.array([0.3, -0.2, 0.2, 0.3, -0.3, 0.2, 0.4])
+            msg = JointTrajectory(joint_names=names)
+            for k, fraction in enumerate((0.5, 1.0)):
+                point = JointTrajectoryPoint(
+                    positions=(start + fraction * (target - start)).tolist())
+                point.time_from_start.sec = 10 * (k + 1)
+                msg.points.append(point)
+            publisher = tester.publisher(
+                JointTrajectory,
+                '/joint_trajectory_controller/joint_trajectory')
+            tester.wait_for_subscriber(publisher, timeout=60.0)
+            publisher.publish(msg)
+        cpu0, wall0 = process_cpu(node.process.pid), time.perf_counter()
+        tester.spin(seconds)
+        share = (process_cpu(node.process.pid) - cpu0) / (
+            time.perf_counter() - wall0)
+        last = np.array(states.messages[-1].position[:len(names)])
+        node.process.send_signal(signal.SIGINT)
+        node.process.wait(30.0)
+        lines = [line for line in node.output().splitlines()
+                 if 'real-time factor' in line]
+        loaded = [line for line in node.output().splitlines()
+                  if 'loaded model' in line]
+    finally:
+        tester.close()
+        node.stop()
+    if not lines:
+        raise RuntimeError('simulator_node logged no real-time factor')
+    return (float(lines[-1].rsplit(' ', 1)[1]), lines[-1], share, names,
+            last, target, loaded[:1])
+
+
+def hand_launch(seconds):
+    """Print the real-time factor of the Panda-with-hand launch, arm only."""
+    print('Panda with its hand, tip_link panda_link8 (arm joints only), '
+          'config/simulator.yaml, real_time_factor 0; %g s wall per run; '
+          'load average %.2f %.2f %.2f on %d cores' % (
+              (seconds,) + os.getloadavg() + (os.cpu_count(),)))
+    for trajectory in (False, True):
+        factor, line, share, names, last, target, loaded = hand_launch_run(
+            seconds, trajectory)
+        print('  %s: real-time factor %.2f (goal >= %g: %s), node %.2f '
+              'cores' % ('following an arm-only trajectory' if trajectory
+                         else 'nobody commanding (hold_mode gravity)',
+                         factor, GOAL, 'met' if factor >= GOAL
+                         else 'NOT met', share))
+        print('    its log: "%s"' % line.split(': ', 1)[1])
+        if loaded:
+            print('    %s' % loaded[0].split(': ', 1)[1][:300])
+        print('    joints: %s' % ', '.join(names))
+        if target is not None:
+            print('    largest distance from the trajectory end at the '
+                  'last state: %.2e rad' % np.max(np.abs(last - target)))
+
+
 def main(argv):
     """Run the measurements and print the verdict."""
     global DOMAIN_ID
@@ -441,6 +538,9 @@ def main(argv):
                         help='wall-clock seconds per node run (default 10)')
     parser.add_argument('--ros-free', action='store_true',
                         help='only the ROS-free steps (arm, arm with hand)')
+    parser.add_argument('--hand-launch', action='store_true',
+                        help='only the Panda-with-hand launch, arm only '
+                             '(tip_link panda_link8)')
     parser.add_argument('--domain', type=int,
                         help='first of the four ROS_DOMAIN_IDs to use '
                              '(default: free ones, reserved for this run)')
@@ -464,6 +564,9 @@ def main(argv):
             taken.append(reserve_domain_id('bench_simulator'))
         DOMAIN_ID = taken[-4]
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    if args.hand_launch:
+        hand_launch(seconds)
+        return 0
     xml = example_arm_xml('panda')
     model, oracle = oracle_for(xml)
     print('Simulator benchmark: Panda (%d DoF), rk4 at %g Hz; load average '
@@ -487,5 +590,9 @@ def main(argv):
 
 if __name__ == '__main__':
     from results_file import record
+    if '--hand-launch' in sys.argv:   # a section of its own
+        sys.exit(record('bench_simulator_hand', 'Simulator real-time '
+                        'factor (Panda with hand, tip_link panda_link8)',
+                        lambda: main(sys.argv)))
     sys.exit(record('bench_simulator', 'Simulator real-time factor (Panda, 1 kHz)',
                     lambda: main(sys.argv)))

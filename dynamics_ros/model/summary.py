@@ -28,16 +28,43 @@ import numpy as np
 from ..reasons import LOG_CHARS, quote, shorten
 
 
-def last_link(model):
+def last_body_link(model):
     """
     Return the link of the model's last body, or None if it has none.
 
-    The tip a payload is attached to and external_torque_node's wrench is
-    estimated at when no ``tip_link`` is given (a MimicModel's bodies are
-    those of its tree).
+    Where a payload is attached when no ``tip_link`` is given
+    (model.payload.payload_body); a MimicModel's bodies are its tree's.
     """
     tree = getattr(model, 'tree', model)
     return tree.body_names[-1] if len(tree.body_names) else None
+
+
+def chain_tip_link(model):
+    """
+    Return the link at the end of the model's serial chain, or None.
+
+    From the base, follow the moving bodies while each has one child: the
+    body where the chain ends or branches (a hand's two fingers) is the
+    tip body, and its link is the last link welded to it in the URDF
+    (``panda_hand`` on a Panda's link 7, ``tool0`` on a UR's wrist 3).
+    external_torque_node's wrench is estimated there when neither
+    ``link`` nor ``tip_link`` is given.  None: no moving body, or the
+    base itself branches.
+    """
+    tree = getattr(model, 'tree', model)
+    parents = list(tree.parent)
+    body = -1
+    while True:
+        children = [child for child, parent in enumerate(parents)
+                    if parent == body]
+        if len(children) != 1:
+            break
+        body = children[0]
+    if body < 0:
+        return None
+    welded = [link for link, frame in tree.frames.items()
+              if frame[0] == body]
+    return welded[-1] if welded else tree.body_names[body]
 
 
 def limits_text(values, unit):
@@ -75,7 +102,7 @@ def loaded_text(model, joint_names, origin, tip_link='', payload=None,
     pairs of the node's own.
     """
     index = [model.joint_index(name) for name in joint_names]
-    last_body = last_link(model)
+    last_body = last_body_link(model)
     tip = quote(tip_link) if tip_link else 'whole tree (last body %s)' % (
         quote(last_body))
     parts = [

@@ -50,7 +50,7 @@ from ..estimation.collision import (CollisionDetector, DEFAULT_HYSTERESIS,
                                     DEFAULT_THRESHOLD)
 from ..estimation.momentum_observer import DEFAULT_GAIN, MomentumObserver
 from ..estimation.wrench import external_wrench
-from ..model.summary import last_link
+from ..model.summary import chain_tip_link
 from ..reasons import names_text, quote
 
 # The latched collision state: reliable, transient-local, depth 1 (as
@@ -158,16 +158,19 @@ class ExternalTorqueNode(Node):
         """
         Set the link and frame of external_wrench; say so when they change.
 
-        ``link``, else ``tip_link``, else the model's last link: the tip,
-        where a tool meets the world.  No wrench only for a link that is
-        not the model's (or a model without a moving body), said once.
+        ``link``, else ``tip_link``, else the link at the end of the
+        model's chain (``model.summary.chain_tip_link``): the tip, where a
+        tool meets the world.  No wrench only for a link that is not the
+        model's (or a model with no chain to speak of), said once.
         """
         link = self.get_parameter('link').value or \
-            self.get_parameter('tip_link').value or last_link(self.model)
+            self.get_parameter('tip_link').value or chain_tip_link(
+                self.model)
         frame = self.get_parameter('frame').value or link
         why_not = None
         if link is None:
-            why_not = 'model %s has no moving link' % quote(self.model.name)
+            why_not = 'model %s has no serial chain from its base (set link)' \
+                % quote(self.model.name)
         for name, value in (('link', link), ('frame', frame)):
             if why_not is None and value not in self.model.frames:
                 why_not = '%s %s is not a link of model %s (links: %s)' % (

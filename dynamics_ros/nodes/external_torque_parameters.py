@@ -86,8 +86,8 @@ PARAMETERS = ParameterTable([
          'restarts the integral (warned)', low=0.0, low_open=True,
          high=MAX_GAP, check=lambda value, model: check_max_gap(value)),
     Spec('link', 'string', '',
-         "link of external_wrench ('' = tip_link, else the model's last "
-         'link: the tip)',
+         "link of external_wrench ('' = tip_link, else the last link of the "
+         "model's chain: the tip)",
          check=link_reason('link'), constraint="a link of the model, or ''"),
     Spec('frame', 'string', '',
          "frame external_wrench is expressed in, about its origin ('' = "

@@ -303,6 +303,26 @@ def test_good_parameters_take_effect(ros):
     send(ros, GRAVITY, 60)
 
 
+def test_with_no_link_the_wrench_is_at_the_tip(ros):
+    """link '' and no tip_link: the end of the chain, panda_hand; said."""
+    assert ros.set_parameters(NODE, link='panda_link4')[0].successful
+    send(ros, GRAVITY, 3)
+    ros.wrenches.clear()
+    send(ros, GRAVITY - PUSH, 5)
+    ros.wait_for(lambda: ros.wrenches.messages, what='a wrench')
+    assert ros.wrenches.messages[-1].header.frame_id == 'panda_link4'
+    assert ros.set_parameters(NODE, link='')[0].successful
+    send(ros, GRAVITY, 3)
+    ros.wrenches.clear()
+    send(ros, GRAVITY - PUSH, 5)
+    ros.wait_for(lambda: ros.wrenches.messages, what='a wrench')
+    assert ros.wrenches.messages[-1].header.frame_id == 'panda_hand'
+    ros.wait_for(lambda: [m for m in ros.logs.messages if m.name == NODE
+                          and "external_wrench on link 'panda_hand'"
+                          in m.msg], what='the link said')
+    send(ros, GRAVITY, 60)
+
+
 def test_nothing_published_was_ever_non_finite(ros):
     assert ros.torques.messages
     assert all_finite(ros.torques.messages, 'effort')

@@ -136,6 +136,8 @@ def test_gains_set_at_run_time_as_a_number_or_a_list(ros, kp, kd):
 
 @pytest.mark.parametrize('node,name,scalar,values', [
     ('inverse_dynamics_node', 'kp', 120.0, [120.0, 60.0]),
+    ('inverse_dynamics_node', 'acceleration_limits', 5.0,
+     [5.0, float('inf')]),
     ('simulator_node', 'pos_kp', 250.0, [250.0, 90.0]),
     ('simulator_node', 'vel_max_integral_error', 0.5, [0.5, float('inf')]),
     ('external_torque_node', 'gain', 30.0, [30.0, 45.0]),
