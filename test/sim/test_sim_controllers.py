@@ -193,3 +193,37 @@ def test_trajectory_following_with_inverse_dynamics_feedforward():
     # (linear between waypoints 0.1 s apart) leave only tens of microrad.
     assert 1e-3 < worst['feedback only'] < 1e-2
     assert worst['feed-forward'] < 1e-4
+
+
+def test_the_followed_trajectory_samples_as_the_trajectory_does():
+    """
+    The cached segments give what control.trajectory.sample gives.
+
+    Every piece: the hold before the receipt, the segment from the state
+    at receipt to the first waypoint, linear, cubic and quintic segments,
+    and the hold after the end.  Evaluated in another order (matrix
+    products): equal to 1e-12 of the values' scale, not bit for bit.
+    """
+    times = np.array([0.5, 0.9, 1.4, 2.0, 2.3])
+    rng = np.random.default_rng(7)
+    positions = rng.normal(size=(5, 3))
+    velocities = rng.normal(size=(5, 3))
+    accelerations = rng.normal(size=(5, 3))
+    # Waypoints 0-1 linear (no velocity at 1), 1-2 linear, 2-3 quintic,
+    # 3-4 cubic (no acceleration at 4).
+    has_velocity = np.array([True, False, True, True, True])
+    has_acceleration = np.array([True, True, True, True, False])
+    trajectory = Trajectory(times, positions, velocities, accelerations,
+                            has_velocity, has_acceleration, start_time=10.0,
+                            initial=(np.ones(3), -np.ones(3)),
+                            received_time=10.2)
+    followed = FollowedTrajectory(trajectory)
+    # Forwards, then backwards and at random: the cache follows.
+    instants = np.concatenate([np.linspace(9.9, 12.6, 271),
+                               np.linspace(12.6, 9.9, 50),
+                               rng.uniform(9.9, 12.6, 50),
+                               10.0 + times, [10.2]])
+    for t in instants:
+        for got, expected in zip(followed.sample(t), sample(trajectory, t)):
+            np.testing.assert_allclose(got, expected, rtol=1e-12,
+                                       atol=1e-12 * 50.0, err_msg=str(t))
