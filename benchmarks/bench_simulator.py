@@ -516,11 +516,14 @@ def hand_launch(seconds):
     for trajectory in (False, True):
         factor, line, share, names, last, target, loaded = hand_launch_run(
             seconds, trajectory)
+        # What the node would run at on a core of its own: the factor per
+        # share of a core it got (the machine is shared).
         print('  %s: real-time factor %.2f (goal >= %g: %s), node %.2f '
-              'cores' % ('following an arm-only trajectory' if trajectory
-                         else 'nobody commanding (hold_mode gravity)',
-                         factor, GOAL, 'met' if factor >= GOAL
-                         else 'NOT met', share))
+              'cores: %.1f per core of its own' % (
+                  'following an arm-only trajectory' if trajectory
+                  else 'nobody commanding (hold_mode gravity)', factor, GOAL,
+                  'met' if factor >= GOAL else 'NOT met', share,
+                  factor / max(share, 1e-9)))
         print('    its log: "%s"' % line.split(': ', 1)[1])
         if loaded:
             print('    %s' % loaded[0].split(': ', 1)[1][:300])

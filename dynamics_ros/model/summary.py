@@ -121,7 +121,9 @@ def loaded_text(model, joint_names, origin, tip_link='', payload=None,
     if payload_line is not None:
         parts.append('payload %s' % payload_line)
     if friction_file is not None:
-        parts.append('friction_file %s' % (
-            quote(friction_file) if friction_file else 'none'))
+        # Not 'friction_file': the file's own line (friction_input) is
+        # the one that names the parameter, once.
+        parts.append('joint friction %s' % (
+            'from %s' % quote(friction_file) if friction_file else 'none'))
     parts.extend('%s %s' % (label, text) for label, text in extra)
     return shorten('loaded ' + '; '.join(parts), LOG_CHARS)

@@ -59,7 +59,7 @@ def test_the_line_names_what_the_node_works_with():
         "'/a.urdf'); 2 joints elbow, shoulder; root 'base_link', tip whole "
         "tree (last body 'fore_link'); total mass 3.5000 kg; effort limits "
         '[30, 60] N m (N); velocity limits [5, 5] rad/s (m/s); payload 1.5 '
-        "kg at [0, 0, 0.05] m in 'fore_link'; friction_file '/f.yaml'; "
+        "kg at [0, 0, 0.05] m in 'fore_link'; joint friction from '/f.yaml'; "
         'hold_mode gravity')
 
 
@@ -67,7 +67,7 @@ def test_a_node_without_payload_or_friction_leaves_them_out():
     text = loaded_text(TWO_LINK, TWO_LINK.joint_names, 'the topic',
                        'fore_link')
     assert "tip 'fore_link'" in text
-    assert 'payload' not in text and 'friction_file' not in text
+    assert 'payload' not in text and 'friction' not in text
     assert last_body_link(TWO_LINK) == 'fore_link'
 
 
