@@ -304,7 +304,7 @@ def test_good_parameters_take_effect(ros):
 
 
 def test_with_no_link_the_wrench_is_at_the_tip(ros):
-    """link '' and no tip_link: the end of the chain, panda_hand; said."""
+    """With link '' and no tip_link: the end of the chain, panda_hand."""
     assert ros.set_parameters(NODE, link='panda_link4')[0].successful
     send(ros, GRAVITY, 3)
     ros.wrenches.clear()
