@@ -29,6 +29,7 @@ saturation, no collision, the joints at the initial pose; and after
 """
 
 import os
+import signal
 
 from conftest import REPO_ROOT
 import dynamics_ros as dr
@@ -153,6 +154,11 @@ def launched():
     finally:
         alive = [p.alive() for p in processes]
         outputs = [p.output() for p in processes]
+        # All asked to stop at once: four shutdowns on a loaded machine
+        # overlap instead of queueing behind each other's 10 s limit.
+        for process in processes:
+            if process.alive():
+                process.process.send_signal(signal.SIGINT)
         statuses = [p.stop() for p in processes]
         tester.close()
     for process, lived, status, output in zip(processes, alive, statuses,
