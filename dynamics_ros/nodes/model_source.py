@@ -90,7 +90,7 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
 from .conversions import names_text, quote, shorten, ThrottledWarnings
-from .parameters import set_result
+from .parameters import AcceptedSet, set_result
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
@@ -283,7 +283,7 @@ class ModelSource:
         self.index = None
         self.xml = None
         self.warnings = ThrottledWarnings(node.get_logger())
-        self._pending = None
+        self._accepted = AcceptedSet()
         declare_model_parameters(node, payload)
         check_settings(self.settings())
         self._build_from_parameters()
@@ -412,13 +412,10 @@ class ModelSource:
             self.warnings.warn('parameters', 'parameter set refused: %s'
                                % reason)
             return set_result(reason)
-        self._pending = (xml, built)
-        return set_result(None)
+        return self._accepted.accept((xml, built))
 
     def _apply_parameters(self, parameters):
         """Make the model validated by _validate_parameters current."""
-        if self._pending is None:
-            return
-        (xml, built), self._pending = self._pending, None
+        xml, built = self._accepted.take() or (None, None)
         if built is not None:
             self._use(xml, *built, 'changed parameters')
