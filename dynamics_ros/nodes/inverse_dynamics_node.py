@@ -55,7 +55,6 @@ from ..control.computed_torque import computed_torque, \
 from ..control.reference_sampler import ReferenceSampler, step_note
 from ..dynamics.bias import gravity_torques
 from ..dynamics.rnea import inverse_dynamics
-from ..reasons import quote
 
 
 class InverseDynamicsNode(Node):
