@@ -24,13 +24,15 @@ beside the package; after a colcon build or a pip install they are under
 or by a Python caller is read: only a regular file (never a directory, a
 FIFO, a device such as /dev/zero, a socket), at most ``limit`` bytes, read
 once.  Its errors name the path and the fault, never the file's text.
+``read_user_yaml`` reads the YAML configs (flexible links, actuators,
+friction) through it.
 """
 
 import os
 import stat
 import sys
 
-from .errors import UnreadableFile
+from .errors import ModelError, UnreadableFile
 
 PACKAGE = 'dynamics_ros'
 DEFAULT_ROBOT = 'puma560'
@@ -191,3 +193,34 @@ def yaml_position(error):
     if mark is None:
         return 'malformed YAML'
     return 'line %d, column %d' % (mark.line + 1, mark.column + 1)
+
+
+def read_user_yaml(config, what, error=ModelError, text=True):
+    """
+    Return (data, directory, what) of YAML: a path, YAML text or a mapping.
+
+    A dict is taken as it is; with ``text``, a string with a line break is
+    YAML text; anything else is the path of a file, read with
+    ``read_user_file`` (at most CONFIG_SIZE_LIMIT bytes).  Returns the
+    loaded data, the folder the config's relative paths start from (the
+    file's, else the current one) and ``what`` to name it by in messages
+    (with the path quoted for a file).  A YAML error raises ``error``
+    with its line and column, never the text.
+    """
+    import yaml   # only the callers that read YAML pay for importing it
+
+    directory = os.getcwd()
+    if isinstance(config, dict):
+        return config, directory, what
+    source = config if isinstance(config, str) else str(config)
+    if not (text and '\n' in source):
+        directory = os.path.dirname(os.path.abspath(source))
+        shown = '%s %s' % (what, quote_path(source))
+        source = read_user_file(source, what, CONFIG_SIZE_LIMIT)
+        what = shown
+    try:
+        data = yaml.safe_load(source)
+    except yaml.YAMLError as problem:
+        raise error('%s is not valid YAML (%s)' % (what,
+                                                   yaml_position(problem)))
+    return data, directory, what

@@ -111,13 +111,19 @@ def run(args):
                                       peaks, precision=2), args.out))
     if args.send:
         progress('waiting for a subscriber on %s...' % args.topic)
-        # rclpy only here, and only in nodes/ (the core stays ROS-free).
-        from ..nodes.trajectory_sender import send_trajectory
-        if not send_trajectory(plan, args.topic, args.timeout):
-            print('error: nothing subscribed to %s within %g s' % (
-                args.topic, args.timeout), file=sys.stderr)
-            return 1
-        progress('sent %d points to %s' % (len(plan.times), args.topic))
+        return send(plan, args, progress)
+    return 0
+
+
+def send(plan, args, progress):
+    """Publish ``plan`` on ``--topic``; 1 if nothing subscribed in time."""
+    # rclpy only here, and only in nodes/ (the core stays ROS-free).
+    from ..nodes.trajectory_sender import send_trajectory
+    if not send_trajectory(plan, args.topic, args.timeout):
+        print('error: nothing subscribed to %s within %g s' % (
+            args.topic, args.timeout), file=sys.stderr)
+        return 1
+    progress('sent %d points to %s' % (len(plan.times), args.topic))
     return 0
 
 
@@ -162,13 +168,7 @@ def resend(args, progress):
         return 2
     progress('%s: %d points over %.1f s; waiting for a subscriber on %s...'
              % (args.resend, len(plan.times), plan.times[-1], args.topic))
-    from ..nodes.trajectory_sender import send_trajectory
-    if not send_trajectory(plan, args.topic, args.timeout):
-        print('error: nothing subscribed to %s within %g s' % (
-            args.topic, args.timeout), file=sys.stderr)
-        return 1
-    progress('sent %d points to %s' % (len(plan.times), args.topic))
-    return 0
+    return send(plan, args, progress)
 
 
 def add_arguments(parser):

@@ -293,16 +293,20 @@ def make_constraints(toppra, dynamics, effort, velocity, acceleration):
             return (None, None, None, None, None, None,
                     velocity_bound(dynamics, velocity))
 
-    class NormalizedLimits(base):
-        """|a u + b x + c| <= 1 for the effort and acceleration rows."""
+    class GivenRows(base):
+        """A constraint whose rows per grid point are computed already."""
 
-        def __init__(self, rows):
+        def __init__(self, rows, text, discretization=None):
             super().__init__()
             self.rows = rows
             self.dof = dynamics.q.shape[1]
             self.identical = True
-            self.set_discretization_type(interpolation)
-            self._format_string = '    normalized effort and acceleration\n'
+            if discretization is not None:
+                self.set_discretization_type(discretization)
+            self._format_string = '    %s\n' % text
+
+    class NormalizedLimits(GivenRows):
+        """|a u + b x + c| <= 1 for the effort and acceleration rows."""
 
         def compute_constraint_params(self, path, gridpoints):
             a, b, c = self.rows
@@ -313,15 +317,8 @@ def make_constraints(toppra, dynamics, effort, velocity, acceleration):
                 a, b, c, F, g, None, None, gridpoints, identical=True)
             return a, b, c, F, g, None, None
 
-    class MiddleVelocity(base):
+    class MiddleVelocity(GivenRows):
         """qd_j^2 <= v_j^2 at the middle of each interval (collocation)."""
-
-        def __init__(self, rows):
-            super().__init__()
-            self.rows = rows
-            self.dof = dynamics.q.shape[1]
-            self.identical = True
-            self._format_string = '    velocity between grid points\n'
 
         def compute_constraint_params(self, path, gridpoints):
             a, b = self.rows
@@ -332,10 +329,12 @@ def make_constraints(toppra, dynamics, effort, velocity, acceleration):
     constraints = [VelocityBound()]
     rows = normalized_rows(dynamics, effort, acceleration)
     if rows is not None:
-        constraints.append(NormalizedLimits(rows))
+        constraints.append(NormalizedLimits(
+            rows, 'normalized effort and acceleration', interpolation))
     rows = middle_velocity_rows(dynamics, velocity)
     if rows is not None:
-        constraints.append(MiddleVelocity(rows))
+        constraints.append(MiddleVelocity(rows,
+                                          'velocity between grid points'))
     return constraints
 
 

@@ -27,8 +27,7 @@ derivatives, so what is identified is what is applied.
 
 import numpy as np
 
-from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
-    yaml_position
+from ..resources import read_user_yaml
 
 # The friction terms in the order of their regressor columns (per joint).
 FRICTION_TERMS = ('viscous', 'coulomb', 'offset')
@@ -189,16 +188,9 @@ def read_friction(path):
     CONFIG_SIZE_LIMIT bytes; else UnreadableFile, an OSError).  A reason
     never quotes the file's text: YAML errors give the line and column.
     """
-    import yaml
-
-    shown = quote_path(str(path)[-200:])
-    text = read_user_file(path, 'friction file', CONFIG_SIZE_LIMIT)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError('friction file %s is not YAML (%s)' % (
-            shown, yaml_position(error)))
-    return JointFriction.from_dict(data, 'friction file %s' % shown)
+    data, _, what = read_user_yaml(path, 'friction file', ValueError,
+                                   text=False)
+    return JointFriction.from_dict(data, what)
 
 
 def write_friction(friction, path):

@@ -71,6 +71,31 @@ def inertia_matrix(vector):
     return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
 
 
+def pseudo_inertia(parameters):
+    """
+    Return the pseudo-inertia J (4, 4) of ten parameters [m, h, I].
+
+    J = [[tr(I) 1 / 2 - I, h], [h^T, m]] with I the inertia about the body
+    origin; a body is physically consistent exactly when J is positive
+    semidefinite (Wensing, Kim and Slotine 2017, "Linear Matrix Inequalities
+    for Physically Consistent Inertial Parameter Identification").
+    """
+    m, h = parameters[0], parameters[1:4]
+    inertia = inertia_matrix(parameters[4:10])
+    J = np.empty((4, 4))
+    J[:3, :3] = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    J[:3, 3] = J[3, :3] = h
+    J[3, 3] = m
+    return J
+
+
+def parameters_of_pseudo_inertia(J):
+    """Return the ten parameters of a pseudo-inertia J (I = tr(S) 1 - S)."""
+    sigma = J[:3, :3]
+    inertia = np.trace(sigma) * np.eye(3) - sigma
+    return np.concatenate(([J[3, 3]], J[:3, 3], inertia_vector(inertia)))
+
+
 def body_parameters(mass, com, inertia_com):
     """Return the ten parameters of one body (mass, c, I about c given)."""
     com = np.asarray(com, dtype=float)

@@ -62,8 +62,10 @@ import numpy as np
 import scipy.ndimage
 import scipy.signal
 
-from ..dynamics.regressor import (inertia_matrix, inertia_vector,
-                                  joint_torque_regressor, PARAMETER_NAMES)
+from ..dynamics.regressor import (inertia_matrix, joint_torque_regressor,
+                                  PARAMETER_NAMES, pseudo_inertia)
+from ..dynamics.regressor import \
+    parameters_of_pseudo_inertia as parameters_of
 from ..dynamics.rnea import inverse_dynamics
 from ..errors import IdentificationError
 from ..model.payload import payload_body
@@ -126,24 +128,6 @@ class PayloadEstimate:
 
 
 # -- the payload's parameters in the tip link's frame ------------------------
-
-def pseudo_inertia(parameters):
-    """Return J (4, 4) of ten parameters (inertia about the origin)."""
-    m, h = parameters[0], parameters[1:4]
-    inertia = inertia_matrix(parameters[4:10])
-    J = np.empty((4, 4))
-    J[:3, :3] = 0.5 * np.trace(inertia) * np.eye(3) - inertia
-    J[:3, 3] = J[3, :3] = h
-    J[3, 3] = m
-    return J
-
-
-def parameters_of(J):
-    """Return the ten parameters of a pseudo-inertia (I = tr(S) 1 - S)."""
-    sigma = J[:3, :3]
-    inertia = np.trace(sigma) * np.eye(3) - sigma
-    return np.concatenate(([J[3, 3]], J[:3, 3], inertia_vector(inertia)))
-
 
 def frame_change(rotation, translation):
     """

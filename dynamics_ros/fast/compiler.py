@@ -197,12 +197,31 @@ INPUT_STACK = 'readonly float64[:, :, :]'
 
 
 def numba_type(name):
-    """Return the numba type of one of the names above (or a result)."""
-    if name.startswith('readonly '):
-        ndim = name.count(':')
-        return numba.types.Array(numba.types.float64, ndim, 'A',
-                                 readonly=True)
-    return eval(name, {}, dict(vars(numba.types)))
+    """
+    Return the numba type a name above (or a result's) spells.
+
+    A scalar is a name of ``numba.types`` ('int64', 'boolean', 'float64');
+    an array is ``[readonly ]dtype[dims]``, its dims ':' each, the last one
+    '::1' for a C-contiguous array.  ValueError for anything else (these
+    names are read, never run).
+    """
+    readonly = name.startswith('readonly ')
+    spelled = name[len('readonly '):] if readonly else name
+    dtype, bracket, dims = spelled.partition('[')
+    scalar = getattr(numba.types, dtype.strip(), None)
+    if not isinstance(scalar, numba.types.Type) or \
+            bool(bracket) != dims.endswith(']') or (readonly and not bracket):
+        raise ValueError('not a numba type name: %r' % name)
+    if not bracket:
+        return scalar
+    axes = [axis.strip() for axis in dims[:-1].split(',')]
+    contiguous = axes[-1] == '::1'
+    if contiguous:
+        axes[-1] = ':'
+    if any(axis != ':' for axis in axes):
+        raise ValueError('not a numba array type name: %r' % name)
+    return numba.types.Array(scalar, len(axes), 'C' if contiguous else 'A',
+                             readonly=readonly)
 
 
 def kernel(result, *arguments, contract=False):

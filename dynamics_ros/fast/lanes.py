@@ -33,6 +33,15 @@ begin at row ``first`` of ``work``.  One state runs them with ``first =
 of lane k begin at k (nq + 2).  Each lane has the layout of the one-state
 work array: a row per body, a per-call row, then the fixed base.
 
+The lane loops around the steps are written out in each batch kernel:
+blocks of ``LANES`` states (``start_block``), bodies outward or inward,
+lanes innermost (``lane_state``); a duplicates check lists
+``aba.aba_lanes`` and ``linearize.linearize_lanes`` as alike.  They stay
+written out, not one loop taking the step as an argument: numba's
+``inline='always'`` inlines a step called by its global name, and each
+kernel's loop body differs around the step (external wrenches, chains or
+trees, scratch rows).
+
 A step is inlined into its caller (``compiled(inline=True)``), and numba
 then counts references to the arrays it is passed, a call to the runtime
 at its start and at its end, unless it can pair them up within the step:

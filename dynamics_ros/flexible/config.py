@@ -33,16 +33,13 @@ See README "Flexible links" for every key.
 
 import os
 
-import yaml
-
 from .link import FlexibleLink, RigidPart
 from .model import FlexibleModel
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
 from ..model.robot_model import RobotModel
 from ..model.urdf import load_urdf
-from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
-    robot_urdf, yaml_position
+from ..resources import read_user_yaml, robot_urdf
 
 LINK_KEYS = {
     'length', 'mass', 'mass_per_length', 'EI', 'EI_xy', 'EI_xz', 'modes',
@@ -102,21 +99,7 @@ def read_config(config):
     A path is read with ``read_user_file`` (a regular file of at most
     CONFIG_SIZE_LIMIT bytes, read once); a reason never quotes its text.
     """
-    what = 'flexible config'
-    if isinstance(config, dict):
-        data, directory = config, os.getcwd()
-    else:
-        text = str(config)
-        directory = os.getcwd()
-        if '\n' not in text:
-            directory = os.path.dirname(os.path.abspath(text))
-            what = 'flexible config %s' % quote_path(text)
-            text = read_user_file(text, 'flexible config', CONFIG_SIZE_LIMIT)
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            raise ModelError('%s is not valid YAML (%s)' % (
-                what, yaml_position(error)))
+    data, directory, what = read_user_yaml(config, 'flexible config')
     # Checked before any key is named: a file that is not a flexible config
     # (a key file, /etc/passwd) is refused by its shape, never quoted.
     if not isinstance(data, dict) or 'flexible_links' not in data:

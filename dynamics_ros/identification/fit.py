@@ -47,7 +47,8 @@ inverse) for callers that want an unconstrained parameterization.
 import numpy as np
 import scipy.linalg
 
-from ..dynamics.regressor import inertia_matrix, inertia_vector
+from ..dynamics.regressor import parameters_of_pseudo_inertia, \
+    pseudo_inertia
 
 # Relative prior standard deviation of a body's mass (1 = 100 %), the
 # length scale of its first moment and inertia (m), the smallest mass
@@ -75,25 +76,6 @@ class Fit:
         self.sigma = sigma
         self.rms = rms
         self.info = info or {}
-
-
-def pseudo_inertia(parameters):
-    """Return J (4, 4) of ten parameters [m, h, Ixx, Ixy, Iyy, Ixz, ...]."""
-    m, h = parameters[0], parameters[1:4]
-    Ibar = inertia_matrix(parameters[4:10])
-    J = np.empty((4, 4))
-    J[:3, :3] = 0.5 * np.trace(Ibar) * np.eye(3) - Ibar
-    J[:3, 3] = h
-    J[3, :3] = h
-    J[3, 3] = m
-    return J
-
-
-def parameters_of_pseudo_inertia(J):
-    """Return the ten parameters of a pseudo-inertia J (Ibar = tr(S) 1 - S)."""
-    Sigma = J[:3, :3]
-    Ibar = np.trace(Sigma) * np.eye(3) - Sigma
-    return np.concatenate(([J[3, 3]], J[:3, 3], inertia_vector(Ibar)))
 
 
 def log_cholesky_to_parameters(theta):

@@ -45,6 +45,7 @@ friction step over that time), counted per joint in ``selection``.
 
 from dataclasses import dataclass, field
 import time
+from typing import Optional
 
 import numpy as np
 
@@ -112,31 +113,36 @@ class Identification:
     ``selection`` (rows left out and why), ``notes``.
     """
 
+    # prepare
     model: object
     settings: Settings
     sources: list = field(default_factory=list)
     plans: list = field(default_factory=list)
+    # regress
     equations: object = None
-    names: list = None
+    # fit
     base: object = None
-    condition: float = None
+    names: Optional[list] = None
+    condition: Optional[float] = None
     ordinary: object = None
-    parameters: np.ndarray = None
-    nominal: np.ndarray = None
+    base_least_squares: Optional[np.ndarray] = None
+    base_std: Optional[np.ndarray] = None
+    parameters: Optional[np.ndarray] = None
+    nominal: Optional[np.ndarray] = None
     friction: dict = field(default_factory=dict)
     smoothing: float = DEFAULT_SMOOTHING
     info: dict = field(default_factory=dict)
-    base_nominal: np.ndarray = None
-    base_identified: np.ndarray = None
-    base_least_squares: np.ndarray = None
-    base_std: np.ndarray = None
-    rms: np.ndarray = None
-    nominal_rms: np.ndarray = None
-    total_rms: float = None
-    nominal_total_rms: float = None
-    validation: States = None
+    base_nominal: Optional[np.ndarray] = None
+    base_identified: Optional[np.ndarray] = None
+    # validate
+    rms: Optional[np.ndarray] = None
+    nominal_rms: Optional[np.ndarray] = None
     selection: dict = field(default_factory=dict)
+    total_rms: Optional[float] = None
+    nominal_total_rms: Optional[float] = None
+    validation: Optional[States] = None
     notes: list = field(default_factory=list)
+    # write
     model_identified: object = None
 
     @property

@@ -47,11 +47,9 @@ and values out of range, raise ModelError naming the joint and the key.
 from dataclasses import dataclass
 
 import numpy as np
-import yaml
 
 from ..errors import ModelError
-from ..resources import CONFIG_SIZE_LIMIT, quote_path, read_user_file, \
-    yaml_position
+from ..resources import read_user_yaml
 
 KEYS = ('gear_ratio', 'rotor_inertia', 'torque_constant', 'back_emf',
         'resistance', 'inductance', 'damping', 'voltage_limit')
@@ -160,20 +158,7 @@ def read_actuator_config(config):
     checked against a model by ``motors_from_mapping``.  A reason never
     quotes the file's text (ModelError).
     """
-    what = 'actuator config'
-    if isinstance(config, dict):
-        data = config
-    else:
-        text = str(config)
-        if '\n' not in text:
-            # A regular file of at most CONFIG_SIZE_LIMIT, read once.
-            what = 'actuator config %s' % quote_path(text)
-            text = read_user_file(text, 'actuator config', CONFIG_SIZE_LIMIT)
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            raise ModelError('%s is not valid YAML (%s)' % (
-                what, yaml_position(error)))
+    data, _, what = read_user_yaml(config, 'actuator config')
     if not isinstance(data, dict) or set(data) != {'actuators'}:
         raise ModelError('%s must be a mapping with the one key '
                          '"actuators"' % what)

@@ -25,7 +25,6 @@ parameters.  Topics, parameters (``inverse_dynamics_parameters.py``) and
 behaviour: README.md, section "inverse_dynamics_node".
 """
 
-import math
 import threading
 
 from builtin_interfaces.msg import Time
@@ -38,6 +37,7 @@ from trajectory_msgs.msg import JointTrajectory
 from .conversions import joint_state_message, refuse_mimic_joints, \
     vector_message
 from .dedicated_subscription import DedicatedSubscription
+from .effort_saturation import EffortSaturation, finite
 from .entry_point import entry_point
 from .friction_input import load_friction
 from .inverse_dynamics_parameters import PARAMETERS
@@ -52,33 +52,10 @@ from .trajectory_conversions import trajectory_arrays
 from .trajectory_retiming import TrajectoryRetiming
 from ..control.computed_torque import computed_torque, \
     saturated_computed_torque
-from ..control.feasibility import limits_in_use
 from ..control.reference_sampler import ReferenceSampler, step_note
-from ..control.saturation import check_limits, effort_limits, saturate
 from ..dynamics.bias import gravity_torques
 from ..dynamics.rnea import inverse_dynamics
 from ..model.summary import limits_text as per_joint_limits_text
-from ..reasons import quote
-
-
-def worst(values):
-    """Return the value of largest magnitude of ``values``."""
-    return values[int(np.argmax(np.abs(values)))]
-
-
-def finite(tau):
-    """Return ``tau``; ArithmeticError if a value is NaN or infinite."""
-    # One dot product; the exact test only if it overflowed or is NaN.
-    if not math.isfinite(tau.dot(tau)) and not np.isfinite(tau).all():
-        raise ArithmeticError('torques are not finite (%s)' % quote(tau))
-    return tau
-
-
-def limits_text(name, value, limit):
-    """Return the warning for joint ``name`` clipped from ``value``."""
-    return 'effort of joint %s saturated: %.6g clipped to the limit +-%.6g ' \
-        '(N m, or N for a prismatic joint; see effort_limit_scale, ' \
-        'effort_limits, saturate)' % (quote(name), value, limit)
 
 
 class InverseDynamicsNode(Node):
@@ -163,71 +140,30 @@ class InverseDynamicsNode(Node):
                 self.model)
         return self.cache['friction']
 
-    def limits(self):
-        """Return the effort limits in joints order, None: no saturation."""
-        # Computed once per model and parameter set, not per message: the
+    def saturation(self):
+        """Return the EffortSaturation in force (cached)."""
+        # Built once per model and parameter set, not per message: the
         # cache is cleared by after_set_parameters and on_model.
-        if 'limits' in self.cache:
-            return self.cache['limits']
-        limits = None
-        if self.get_parameter('saturate').value:
-            limits = self.effort_limits_in_use()
-        self.cache['limits'] = limits
-        return limits
-
-    def effort_limits_in_use(self):
-        """Return the effort limits in joints order, saturated or not."""
-        scale = self.get_parameter('effort_limit_scale').value
-        override = self.get_parameter('effort_limits').value
-        urdf = self.model.effort_limit[self.index]
-        if override is not None and len(override) \
-                and check_limits(override, self.model.nq) is not None:
-            self.warnings.warn('effort_limits', (
-                'effort_limits (%d values) do not fit the model (%d '
-                'joints): using the URDF effort limits') % (
-                    len(override), self.model.nq))
-            override = None
-        return effort_limits(urdf, scale, override)
+        saturation = self.cache.get('saturation')
+        if saturation is None:
+            saturation = self.cache['saturation'] = EffortSaturation(
+                self.model, self.index, self.joint_names,
+                lambda name: self.get_parameter(name).value, self.warnings)
+        return saturation
 
     def loaded_details(self):
         """Return this node's items of the model line (ModelSource)."""
-        limits = self.effort_limits_in_use() if self.get_parameter(
-            'saturate').value else None
+        # Built afresh: the model line may come before the cache is cleared.
+        limits = EffortSaturation(
+            self.model, self.index, self.joint_names,
+            lambda name: self.get_parameter(name).value, self.warnings).limits
         return [('mode', self.get_parameter('mode').value),
                 ('saturation', 'off' if limits is None else
                  per_joint_limits_text(limits, 'N m (N)'))]
 
     def saturated(self, efforts):
         """Return ``efforts`` (joints order, (n,) or (k, n)) clipped."""
-        limits = self.limits()
-        if limits is None:
-            return efforts
-        clipped, mask = saturate(efforts, limits)
-        if np.count_nonzero(mask):
-            self.warn_saturated(efforts, mask)
-        return clipped
-
-    def warn_saturated(self, efforts, mask):
-        """Warn of the joints ``mask`` clipped from ``efforts`` (joints order)."""
-        limits = self.limits()
-        values = efforts.reshape(-1, efforts.shape[-1])
-        # A warning per clipped joint, throttled; formatted only when logged
-        # (most clips at 1 kHz are not).
-        self.warnings.warn_each(
-            'saturated', mask if mask.ndim == 1 else mask.any(axis=0),
-            lambda j: limits_text(self.joint_names[j], worst(values[:, j]),
-                                  limits[j]))
-
-    def model_order_limits(self):
-        """Return ``limits()`` in model order (cached), None: none."""
-        if 'model_limits' not in self.cache:
-            limits = self.limits()
-            if limits is not None:
-                ordered = np.empty(self.model.nq)
-                ordered[self.index] = limits
-                limits = ordered
-            self.cache['model_limits'] = limits
-        return self.cache['model_limits']
+        return self.saturation().saturated(efforts)
 
     def gains(self, name):
         """Return per-joint gains in model order (ValueError: unfit)."""
@@ -333,11 +269,13 @@ class InverseDynamicsNode(Node):
         (``saturated_computed_torque``); every other case is ``torques``,
         then ``saturated``.
         """
-        limits = self.model_order_limits()
+        saturation = self.saturation()
+        limits = saturation.model_order
         if limits is None or self.mode() != 'computed_torque' or \
                 self.friction() is not None:
             tau = self.torques(time, q, qd)
-            return self.saturated(tau if self.in_order else tau[self.index])
+            return saturation.saturated(
+                tau if self.in_order else tau[self.index])
         tau, clipped, count = saturated_computed_torque(
             self.model, q, qd, *self.reference(time), self.gains('kp'),
             self.gains('kd'), limits)
@@ -347,7 +285,7 @@ class InverseDynamicsNode(Node):
         else:
             ordered, tau = clipped[self.index], tau[self.index]
         if count:
-            self.warn_saturated(tau, ordered != tau)
+            saturation.warn(tau, ordered != tau)
         return ordered
 
     def torques(self, time, q, qd):
@@ -422,7 +360,7 @@ class InverseDynamicsNode(Node):
                 self.warnings.ignored('trajectory_in',
                                       'the model changed while reading it')
                 return
-            limits = self.trajectory_limits()
+            limits = self.saturation().trajectory_limits()
             mode, margin = (self.get_parameter(name).value for name in (
                 'trajectory_mode', 'trajectory_margin'))
 
@@ -435,18 +373,6 @@ class InverseDynamicsNode(Node):
 
         self.retiming.handle(msg, model, trajectory, limits, mode, margin,
                              saturated)
-
-    def trajectory_limits(self):
-        """Return the limits trajectories are checked against (model order)."""
-        if 'trajectory_limits' not in self.cache:
-            effort = np.empty(self.model.nq)
-            effort[self.index] = self.effort_limits_in_use()
-            effort[~(effort > 0.0)] = np.inf   # a URDF's 0: none given
-            self.cache['trajectory_limits'] = limits_in_use(
-                self.model, effort, acceleration_limits=per_joint_values(
-                    self.get_parameter('acceleration_limits').value,
-                    self.model.nq, self.index))
-        return self.cache['trajectory_limits']
 
 
 main = entry_point(InverseDynamicsNode)

@@ -64,12 +64,9 @@ class LinearizationNode(Node):
         """Declare parameters, topics, the timer and the model source."""
         super().__init__('linearization_node', **kwargs)
         self.lock = threading.Lock()  # joint_states run on their own thread
-        self.model = None
-        self.index = None
-        self.joint_names = None
-        self.state = None
-        self.command = None
-        self.friction = None
+        # None until the model source gives a model and states arrive.
+        self.model = self.index = self.joint_names = self.friction = None
+        self.state = self.command = None
         self.state_subscription = None  # destroy_node may run on a failed
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)

@@ -90,7 +90,7 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import String
 
 from .conversions import names_text, quote, shorten, ThrottledWarnings
-from .parameters import set_result
+from .parameters import AcceptedSet, set_result
 from .qos import DESCRIPTION_QOS
 from ..errors import ModelError
 from ..model.mimic_model import MimicModel
@@ -286,7 +286,7 @@ class ModelSource:
         # Refusals answer what someone just did: each said within the
         # period, never held back a minute as a recurring stream's are.
         self.warnings = ThrottledWarnings(node.get_logger(), max_period=2.0)
-        self._pending = None
+        self._accepted = AcceptedSet()
         declare_model_parameters(node, payload)
         check_settings(self.settings())
         self._build_from_parameters()
@@ -374,12 +374,8 @@ class ModelSource:
             if xacro_args else '')
 
     def log_loaded(self, origin):
-        """
-        Log the one line of what the node now works with (model.summary).
-
-        A node adds its own items with a ``loaded_details()`` method
-        returning (label, text) pairs; it runs after ``on_model``.
-        """
+        """Log the one line of what the node works with (model.summary)."""
+        # A node's loaded_details() adds (label, text) pairs of its own.
         node = self.node
         details = getattr(node, 'loaded_details', None)
         try:
@@ -424,13 +420,13 @@ class ModelSource:
         if not overrides:
             return set_result(None)
         try:
-            unused = {'urdf_path', 'xacro_args'} & set(overrides)
+            unused = sorted({'urdf_path', 'xacro_args'} & set(overrides))
             if unused and self._value('robot_description', overrides):
                 # Acknowledged but never read: say so instead.
                 raise ModelError(
                     '%s not used while robot_description is set (it takes '
-                    'precedence): clear robot_description first' % ' and '.join(
-                        sorted(unused)))
+                    'precedence): clear robot_description first'
+                    % ' and '.join(unused))
             settings = self.settings(overrides)
             check_settings(settings)
             xml = self.xml
@@ -444,13 +440,10 @@ class ModelSource:
             self.warnings.warn('parameters', 'parameter set refused: %s'
                                % reason)
             return set_result(reason)
-        self._pending = (xml, built)
-        return set_result(None)
+        return self._accepted.accept((xml, built))
 
     def _apply_parameters(self, parameters):
         """Make the model validated by _validate_parameters current."""
-        if self._pending is None:
-            return
-        (xml, built), self._pending = self._pending, None
+        xml, built = self._accepted.take() or (None, None)
         if built is not None:
             self._use(xml, *built, 'changed parameters')

@@ -356,6 +356,32 @@ def set_result(reason):
                                reason=cut(reason) if reason else '')
 
 
+class AcceptedSet:
+    """
+    What a node's on-set callback accepted, until its post-set one applies.
+
+    rclpy calls the on-set callback to accept or refuse a set, and the
+    post-set callback once the values are in force; what the first
+    computed (a model, settings) is kept here for the second.
+    """
+
+    __slots__ = ('value',)
+
+    def __init__(self):
+        """Hold nothing."""
+        self.value = None
+
+    def accept(self, value):
+        """Keep ``value`` for ``take``; return the answer: accepted."""
+        self.value = value
+        return set_result(None)
+
+    def take(self):
+        """Return the value accepted last and forget it (None: none)."""
+        value, self.value = self.value, None
+        return value
+
+
 def publishers(node, *topics):
     """Return a publisher per (message type, topic) of ``topics``."""
     from .qos import PUBLISH_QOS

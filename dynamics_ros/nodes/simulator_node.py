@@ -44,7 +44,7 @@ from .conversions import joint_state_message
 from .entry_point import entry_point
 from .friction_input import load_friction
 from .model_source import ModelSource
-from .parameters import per_joint_values, set_result
+from .parameters import AcceptedSet, per_joint_values, set_result
 from .qos import COMMAND_QOS, PUBLISH_QOS
 from .serialized_message import serialized_clock, serialized_joint_state
 from .simulator_inputs import (COMMAND_TOPICS, SimulatorInputs,
@@ -152,7 +152,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
         if self.model_error is not None and self.simulation is None:
             raise ValueError(self.model_error)
         self.starting = False
-        self.accepted = None   # the set validate_parameters accepted last
+        self.accepted = AcceptedSet()   # what validate_parameters accepted
         self.add_on_set_parameters_callback(self.validate_parameters)
         self.add_post_set_parameters_callback(self.apply_parameters)
         self.started = None   # (wall, simulated) time after the first step
@@ -225,14 +225,14 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
         # model too, before or after this rebuild of the model it has then:
         # the loop applies a rebuild only to the model it was built for, so
         # the new model ends up running with the new settings either way.
-        self.accepted = (settings, rebuild)
-        return set_result(None)
+        return self.accepted.accept((settings, rebuild))
 
     def apply_parameters(self, parameters):
         """Make the set ``validate_parameters`` accepted take effect."""
-        if self.accepted is None:
+        accepted = self.accepted.take()
+        if accepted is None:
             return
-        (settings, rebuild), self.accepted = self.accepted, None
+        settings, rebuild = accepted
         self.settings = settings
         # From the next command on.
         self.command_timeout.timeout = float(settings['command_timeout'])

@@ -127,12 +127,13 @@ class RigidPlant:
     def __init__(self, model):
         """Simulate ``model`` as it is."""
         self.model = model
+        self.names = model.joint_names   # of z
         self.nz = model.nq
 
     @property
     def coordinate_names(self):
-        """Return the names of z (the joints)."""
-        return list(self.model.joint_names)
+        """Return the names of z: the joints (of a flexible plant, modes)."""
+        return list(self.names)
 
     def acceleration(self, z, zd, effort):
         """Return zdd under the joint ``effort`` (damping included)."""
@@ -206,12 +207,8 @@ class FlexiblePlant(RigidPlant):
         """Simulate ``flexible``; ``model`` is its rigid joint model."""
         super().__init__(flexible.model)
         self.flexible = flexible
+        self.names = flexible.coordinate_names   # joints, then modes
         self.nz = flexible.nz
-
-    @property
-    def coordinate_names(self):
-        """Return the names of z: joints, then modes."""
-        return list(self.flexible.coordinate_names)
 
     def acceleration(self, z, zd, effort):
         """Return zdd of joints and modes under the joint ``effort``."""
