@@ -21,7 +21,8 @@ takes effort, position, velocity and trajectory commands
 in a thread of its own and publishes ``joint_states`` and ``/clock``
 (``simulator_loop``); what runs is a ``simulator_state.Simulation``.
 Setting ``payload.*`` picks a payload up (or puts it down) at run time
-without restarting the run (``simulator_payload``).
+without restarting the run (``simulator_payload``); flexible links and
+motors come from their files (``simulator_plants``).
 Topics, parameters (``simulator_parameters.py``) and behaviour: README.md,
 section "Simulator".
 """
@@ -53,12 +54,11 @@ from .simulator_inputs import (COMMAND_TOPICS, SimulatorInputs,
 from .simulator_loop import SimulatorLoop
 from .simulator_parameters import PARAMETERS, PID_TERMS, SIMULATION
 from .simulator_payload import SimulatorPayload
+from .simulator_plants import read_actuators, SimulatorPlants
 from .simulator_state import (NewSimulation, published_joints, Rebuilt,
                               Simulation)
 from .throttled_warnings import node_warnings, ThrottledWarnings
-from ..flexible.config import load_flexible, read_config
-from ..model.actuators import motors_from_mapping, read_actuator_config
-from ..model.payload import payload_body
+from ..flexible.config import read_config
 from ..reasons import cut, quote
 from ..sim.controllers import (default_gains, hold_still, JointCommands,
                                PidGains)
@@ -72,29 +72,8 @@ SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'hold_mode')
 
 
-def read_actuators(settings):
-    """
-    Return the ``actuators`` mapping of ``actuator_config`` (ValueError).
-
-    Read at start-up, so that a missing or broken file stops the node
-    even before a model arrives; checked against each model later.  The
-    reason quotes the parameter, never the file's text.
-    """
-    path = settings['actuator_config']
-    if '\n' in path:
-        raise ValueError('actuator_config %s: must be a file path'
-                         % quote(path))
-    if settings['flexible_config']:
-        raise ValueError('actuator_config %s: motors need rigid links, and '
-                         'flexible_config %s is set' % (
-                             quote(path), quote(settings['flexible_config'])))
-    try:
-        return read_actuator_config(path)
-    except ValueError as error:   # ModelError
-        raise ValueError('actuator_config %s: %s' % (quote(path), error))
-
-
-class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
+class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload,
+                    SimulatorPlants, Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
     def __init__(self, **kwargs):
@@ -430,40 +409,6 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload, Node):
             joint_state_message(flexible[0]),
             motor_message=None if simulator.motors is None else
             joint_state_message(joint_names))
-
-    def motors(self, model):
-        """Return the DCMotors of ``actuator_config`` for ``model``, or None."""
-        if self.actuators is None:
-            return None
-        try:
-            return motors_from_mapping(self.actuators,
-                                       list(model.joint_names))
-        except ValueError as error:   # ModelError
-            raise ValueError('actuator_config %s: %s' % (
-                quote(self.settings['actuator_config']), error))
-
-    def flexible_model(self, model, overrides=None):
-        """Return the FlexibleModel of ``flexible_config`` on ``model``."""
-        path = self.settings['flexible_config']
-        try:
-            flexible = load_flexible(self.flexible_declaration, model=model)
-        except (TypeError, ValueError, KeyError, AttributeError) as error:
-            # ModelError is a ValueError; the others come from values of
-            # the wrong type in the YAML.
-            raise ValueError('flexible_config %s: %s' % (quote(path), error))
-        # A flexible link's declaration replaces its URDF inertial, and
-        # with it a payload merged there: refuse rather than drop it.
-        mass = self.parameter('payload.mass', overrides)
-        if mass:
-            body = payload_body(
-                model, self.parameter('tip_link', overrides) or None)[0]
-            if body >= 0 and flexible.flexible[body] is not None:
-                raise ValueError(
-                    'payload.mass %g kg is on flexible link %r, whose '
-                    'declaration in flexible_config %r replaces its URDF '
-                    'inertial: declare the payload there as tip_mass' % (
-                        mass, model.body_names[body], path))
-        return flexible
 
     # -- inputs (executor thread: queue only) -------------------------------
 
