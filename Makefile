@@ -37,7 +37,12 @@ $(STAMP): requirements.txt constraints.txt setup.py package.xml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	# compat: a .pth puts the clone on sys.path, so `import dynamics_ros`
+	# from the clone's parent folder finds this package, not the clone
+	# folder as an empty namespace package (setuptools' default editable
+	# finder runs after that lookup).
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . \
+		--config-settings editable_mode=compat
 	# Compile the numba kernels now (minutes on 2 cores, once: figure in
 	# benchmarks/results.md, "Quick start"): nodes, the demo and the tests
 	# then load machine code from the cache at first start.
@@ -53,7 +58,8 @@ $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 	# need numpy >= 2 (cmeel-boost); the oracle's tests skip (test/oracle.py).
 	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
 	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt -c constraints-distro.txt
-	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation -e . \
+		--config-settings editable_mode=compat
 	$(PY_DISTRO) -m dynamics_ros.fast
 	touch $(STAMP_DISTRO)
 

@@ -122,3 +122,14 @@ def test_catkin_pkg_reads_the_changelog_once_released():
     assert version_tuple(version) >= version_tuple(package_version())
     assert date is not None
     assert 'rosdep' in ''.join(item.as_txt() for item in content)
+
+
+def test_catkin_prepare_release_finds_the_version_in_setup_py():
+    """It rewrites setup.py's one ``version='X.Y.Z',`` with package.xml's."""
+    package_version_module = pytest.importorskip('catkin_pkg.package_version')
+    with open(os.path.join(REPO_ROOT, 'setup.py')) as stream:
+        text = stream.read()
+    bumped = package_version_module._replace_setup_py_version(text, '9.8.7')
+    assert bumped.count("version='9.8.7',") == 1
+    assert bumped.replace("version='9.8.7',",
+                          "version='%s'," % package_version()) == text
