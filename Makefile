@@ -41,7 +41,7 @@ $(STAMP): requirements.txt constraints.txt setup.py package.xml
 	# from the clone's parent folder finds this package, not the clone
 	# folder as an empty namespace package (setuptools' default editable
 	# finder runs after that lookup).
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e . \
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
 	# Compile the numba kernels now (minutes on 2 cores, once: figure in
 	# benchmarks/results.md, "Quick start"): nodes, the demo and the tests
@@ -58,7 +58,7 @@ $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 	# need numpy >= 2 (cmeel-boost); the oracle's tests skip (test/oracle.py).
 	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
 	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt -c constraints-distro.txt
-	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation -e . \
+	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
 	$(PY_DISTRO) -m dynamics_ros.fast
 	touch $(STAMP_DISTRO)
