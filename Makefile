@@ -5,26 +5,68 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The distribution's versions (make test-distro): Python 3.12 as on Ubuntu
+# 24.04, the lowest versions requirements.txt allows (constraints-distro.txt).
+# The first interpreter that really is 3.12 (a pyenv shim may not be).
+PYTHON_DISTRO ?= $(shell for p in python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 /usr/bin/python3.12; do $$p -c 'import sys; assert sys.version_info[:2] == (3, 12); print(sys.executable)' 2>/dev/null && break; done)
+VENV_DISTRO := .venv-distro
+PY_DISTRO := $(VENV_DISTRO)/bin/python
+STAMP_DISTRO := $(VENV_DISTRO)/.installed
+# What the distro run leaves out, and why (the same code runs in `make test`):
+# - test/package/test_colcon_build.py: colcon and setuptools drive the build,
+#   not the numerical libraries; it compiles every kernel again (minutes).
+# - the `ros` tests (nodes talking over DDS, test/nodes/): the ros-* wheels
+#   are the same builds in both environments; they take most of the suite's
+#   time, and CI's 90 minutes hold one run of them.
+# - the Pinocchio oracle's modules: pin (>= 3.7 on Python 3.12) needs
+#   numpy >= 2, so it is not installed there; they skip with that reason.
+DISTRO_PYTEST := -m 'not ros' --ignore=test/package/test_colcon_build.py
 URDF ?=
 ROOT ?=
 TIP ?=
 # DDS stays on loopback for every node this Makefile starts.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
-.PHONY: venv demo test lint bench docs clean
+.PHONY: venv venv-distro demo test test-distro lint bench docs clean constraints
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt setup.py package.xml
+# constraints.txt: the versions CI tested (make constraints writes it), so a
+# fresh clone installs those and not whatever PyPI has newest that day.
+$(STAMP): requirements.txt constraints.txt setup.py package.xml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	# compat: a .pth puts the clone on sys.path, so `import dynamics_ros`
+	# from the clone's parent folder finds this package, not the clone
+	# folder as an empty namespace package (setuptools' default editable
+	# finder runs after that lookup).
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
+		--config-settings editable_mode=compat
 	# Compile the numba kernels now (minutes on 2 cores, once: figure in
 	# benchmarks/results.md, "Quick start"): nodes, the demo and the tests
 	# then load machine code from the cache at first start.
 	$(PY) -m dynamics_ros.fast
 	touch $(STAMP)
+
+venv-distro: $(STAMP_DISTRO)
+
+$(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
+	@test -n "$(PYTHON_DISTRO)" || { echo 'make venv-distro needs Python 3.12 (python3.12 not found; set PYTHON_DISTRO=...)'; exit 1; }
+	$(PYTHON_DISTRO) -m venv $(VENV_DISTRO)
+	# All of requirements.txt but the Pinocchio oracle: pin's cp312 wheels
+	# need numpy >= 2 (cmeel-boost); the oracle's tests skip (test/oracle.py).
+	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
+	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt -c constraints-distro.txt
+	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
+		--config-settings editable_mode=compat
+	$(PY_DISTRO) -m dynamics_ros.fast
+	touch $(STAMP_DISTRO)
+
+# The resolved versions of requirements.txt for the development venv, as a
+# fresh install on $(PYTHON) would get them today (nothing is installed).
+constraints: requirements.txt
+	$(PYTHON) scripts/write_constraints.py requirements.txt constraints.txt
 
 demo: $(STAMP)
 	$(PY) -m dynamics_ros demo $(if $(URDF),--urdf $(URDF),) \
@@ -34,6 +76,11 @@ test: $(STAMP)
 	# Kernels compiled once per run, before any test (a no-op when cached).
 	$(PY) -m dynamics_ros.fast
 	$(PY) -m pytest -q test
+
+test-distro: $(STAMP_DISTRO)
+	$(PY_DISTRO) -m dynamics_ros.fast
+	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
+	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(DISTRO_PYTEST) test
 
 lint: $(STAMP)
 	$(PY) -m pytest -q -m linter test
@@ -47,4 +94,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_core.py
 
 clean:
-	rm -rf $(VENV) build install log demo_output *.egg-info
+	rm -rf $(VENV) $(VENV_DISTRO) build install log demo_output *.egg-info

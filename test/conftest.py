@@ -78,3 +78,24 @@ def central_difference(function, x, eps=1e-6):
         columns.append((function(x + eps * e) - function(x - eps * e))
                        / (2.0 * eps))
     return np.array(columns).T
+
+
+def starts_ros_nodes(path):
+    """Whether the test module at ``path`` starts ROS 2 nodes over DDS."""
+    # The node tests run their nodes through ros_harness (test/nodes/).
+    if os.path.basename(os.path.dirname(str(path))) != 'nodes':
+        return False
+    with open(str(path)) as stream:
+        return 'ros_harness' in stream.read()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests of modules that start nodes over DDS ``ros``."""
+    # `make test-distro` leaves them out with -m 'not ros' (see Makefile).
+    verdicts = {}
+    for item in items:
+        path = str(item.fspath)
+        if path not in verdicts:
+            verdicts[path] = starts_ros_nodes(path)
+        if verdicts[path]:
+            item.add_marker('ros')

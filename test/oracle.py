@@ -32,7 +32,19 @@ import xml.etree.ElementTree as ElementTree
 
 import dynamics_ros as dr
 import numpy as np
-import pinocchio as pin
+import pytest
+
+try:
+    import pinocchio as pin
+except ImportError:
+    # `make test-distro` (numpy 1.26) cannot install pin: its Python 3.12
+    # wheels need numpy >= 2.  There the oracle's modules skip; anywhere
+    # else a missing oracle is an install error, not a skip.
+    if not os.environ.get('DYNAMICS_ROS_WITHOUT_ORACLE'):
+        raise
+    pytest.skip('the Pinocchio oracle (pin) is not installed in the distro '
+                'environment: its cp312 wheels need numpy >= 2',
+                allow_module_level=True)
 
 
 def robots_directory():

@@ -87,7 +87,7 @@ FIRST_SCALE = {'effort': 0.998, 'velocity': 0.997, 'acceleration': 0.996}
 SMOOTHING = 0.008
 # toppra's own cap on s_d for velocity bounds (constants.JVEL_MAXSD).
 MAX_PATH_SPEED = 1e8
-TOPPRA_RANGE = '>=0.6,<0.7'
+TOPPRA_RANGE = '>=0.6.9,<0.7'
 
 
 def load_toppra():
@@ -99,7 +99,8 @@ def load_toppra():
     except ImportError as error:
         raise ImportError(
             'retiming needs the Python package toppra (pip install '
-            '"toppra%s"; rosdep key python3-toppra-pip): %s'
+            '"toppra%s"; not a dependency of the ROS package: rosdep has '
+            'only the pip key python3-toppra-pip): %s'
             % (TOPPRA_RANGE, error)) from error
     return toppra
 

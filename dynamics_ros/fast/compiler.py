@@ -32,6 +32,7 @@ numba's own ``FunctionCache`` with one more key, installed the way
 import glob
 import hashlib
 import os
+import sys
 
 try:
     import numba
@@ -59,6 +60,12 @@ SOURCES_DIGEST = sources_digest()
 FIRST_START_SECONDS = 60
 
 
+def interpreter_tag():
+    """Return 'py3XX-numbaA.B.C': what a compiled kernel is valid for."""
+    return 'py%d%d-numba%s' % (sys.version_info[0], sys.version_info[1],
+                               numba.__version__ if numba else 'none')
+
+
 def ready_marker():
     """
     Return the file that says every kernel of these sources is cached.
@@ -70,8 +77,11 @@ def ready_marker():
     """
     folder = os.environ.get('NUMBA_CACHE_DIR') or os.path.join(
         os.path.dirname(__file__), '__pycache__')
-    return os.path.join(folder, 'dynamics_ros-kernels-%s.ready'
-                        % SOURCES_DIGEST[:16])
+    # numba's cache files carry the Python version (``.py311.nbi``), so one
+    # source tree can hold the caches of two interpreters (make test and
+    # make test-distro): each has its own marker.
+    return os.path.join(folder, 'dynamics_ros-kernels-%s-%s.ready' % (
+        SOURCES_DIGEST[:16], interpreter_tag()))
 
 
 def kernels_cached():

@@ -49,6 +49,7 @@ import scipy.linalg
 
 from ..dynamics.regressor import parameters_of_pseudo_inertia, \
     pseudo_inertia
+from ..optional import import_optional
 
 # Relative prior standard deviation of a body's mass (1 = 100 %), the
 # length scale of its first moment and inertia (m), the smallest mass
@@ -257,7 +258,7 @@ def consistent_fit_normal(A, b, bodies, prior, prior_weight=1.0,
     Returns (parameters, info) with info['status'] the solver's status,
     info['message'] a sentence for the report and ``solver``.
     """
-    import cvxpy as cp
+    cp = import_optional('cvxpy', 'the physically consistent fit')
 
     A = np.asarray(A, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -317,7 +318,7 @@ def consistent_fit_normal(A, b, bodies, prior, prior_weight=1.0,
 
 def pseudo_inertia_expression(parameters):
     """Return J (4, 4) of ten cvxpy parameters (``pseudo_inertia``)."""
-    import cvxpy as cp
+    cp = import_optional('cvxpy', 'the physically consistent fit')
 
     m, hx, hy, hz, xx, xy, yy, xz, yz, zz = [
         parameters[k] for k in range(10)]

@@ -29,6 +29,7 @@ or the scheduler at ``scheduler`` (``tcp://host:8786``) for a cluster.
 import os
 
 from .chunks import Equations, job_equations
+from ..optional import import_optional
 
 # Fewer jobs than this run in process when no worker count is given: a
 # local cluster takes seconds to start, more than a few jobs take.
@@ -69,7 +70,9 @@ def run_on_dask(jobs, workers, scheduler, done, say):
     """Run the jobs on Dask, adding results in job order."""
     import logging
 
-    from distributed import Client, LocalCluster
+    distributed = import_optional('distributed',
+                                  'identification on Dask workers')
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster
 
     # Its shutdown notes ("Worker process still alive after 4.0 seconds,
     # killing") are about its own processes, not the user's data.

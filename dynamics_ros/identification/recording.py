@@ -15,10 +15,11 @@
 """
 Recorded joint data in: ROS 2 bags (sqlite3, MCAP), CSV; filtered states.
 
-Bags are read with the PyPI ``rosbags`` library (pure Python: no ROS
-install), which reads both storage formats through one reader.  Positions
-and efforts come from ``sensor_msgs/msg/JointState`` messages, matched by
-joint *name* (a message may list other joints, in any order).
+Bags are read by rosbag2_py where ROS 2 is installed and by the PyPI
+``rosbags`` library (pure Python) otherwise, both storage formats through
+one small interface (``bag_reader``).  Positions and efforts come from
+``sensor_msgs/msg/JointState`` messages, matched by joint *name* (a
+message may list other joints, in any order).
 
 Velocities and accelerations are derived from the positions, not taken
 from the drivers (often differentiated without filtering, or absent): a
@@ -37,6 +38,7 @@ import stat
 import numpy as np
 import scipy.signal
 
+from .bag_reader import decode_joint_state, open_bag
 from ..errors import IdentificationError
 
 JOINT_STATE = 'sensor_msgs/msg/JointState'
@@ -141,10 +143,9 @@ def checked_path(path, kind, cap):
 
 def message_time(message, timestamp):
     """Return the header stamp in s, or the bag's receive time if unset."""
-    stamp = message.header.stamp
-    if stamp.sec == 0 and stamp.nanosec == 0:
+    if message.sec == 0 and message.nanosec == 0:
         return timestamp * 1e-9
-    return stamp.sec + stamp.nanosec * 1e-9
+    return message.sec + message.nanosec * 1e-9
 
 
 def read_bag(path, joint_names=None, topic=DEFAULT_TOPIC):
@@ -178,39 +179,32 @@ def bag_chunks(path, joint_names=None, topic=DEFAULT_TOPIC,
     ``read_bag``; messages that share a stamp are merged (a stamp split
     across a chunk boundary keeps its joints only if one part has all).
     """
-    from pathlib import Path
-
-    from rosbags.highlevel import AnyReader
-    from rosbags.typesys import get_typestore, Stores
-
     source = checked_path(path, 'bag', MAX_BAG_BYTES)
     wanted = topic if topic.startswith('/') else '/' + topic
     try:
-        reader = AnyReader([Path(path)],
-                           default_typestore=get_typestore(Stores.LATEST))
-        reader.open()
-    except Exception as error:  # noqa: B902 (rosbags' own and OS errors)
+        reader = open_bag(path)
+    except ImportError as error:
+        raise IdentificationError('%s: %s' % (source, error))
+    except Exception as error:  # noqa: B902 (the readers' own and OS errors)
         raise IdentificationError(
             '%s cannot be read as a ROS 2 bag (sqlite3 or MCAP; a bag folder '
             'or its .db3 / .mcap file): %s' % (source, str(error)[:200]))
     try:
-        connections = [c for c in reader.connections
-                       if c.topic in (topic, wanted)]
-        if not connections:
+        topics = reader.topics()
+        found = [name for name in topics if name in (topic, wanted)]
+        if not found:
             raise IdentificationError(
                 '%s has no topic %r (topics: %s)' % (
-                    source, wanted, ', '.join(sorted(
-                        {c.topic for c in reader.connections})) or 'none'))
-        if any(c.msgtype != JOINT_STATE for c in connections):
+                    source, wanted, ', '.join(sorted(topics)) or 'none'))
+        if any(topics[name] != JOINT_STATE for name in found):
             raise IdentificationError('%s: topic %r is %s, not %s' % (
-                source, wanted, connections[0].msgtype, JOINT_STATE))
+                source, wanted, topics[found[0]], JOINT_STATE))
         stamps, by_stamp, seen = [], {}, set()
         produced = False
-        for connection, timestamp, raw in reader.messages(
-                connections=connections):
+        for _, timestamp, raw in reader.messages(found):
             try:
-                message = reader.deserialize(raw, connection.msgtype)
-            except Exception as error:  # noqa: B902 (rosbags' own errors)
+                message = decode_joint_state(raw)
+            except (ValueError, UnicodeDecodeError) as error:
                 raise IdentificationError('%s: a message cannot be decoded '
                                           '(%s)' % (source,
                                                     str(error)[:200]))

@@ -104,19 +104,45 @@ def massless_joints(model):
     return [model.joint_names[i] for i in tree_massless_joints(model)]
 
 
+def non_rigid_links(model):
+    """
+    Names of links whose inertia no rigid body has (loaded with a warning).
+
+    Principal moments a <= b <= c of a rigid body are >= 0 with a + b >= c;
+    such a link can make M indefinite where no joint is massless.
+    """
+    tree = model.tree if isinstance(model, MimicModel) else model
+    names = []
+    for name, inertia in zip(tree.body_names, tree.inertia_com):
+        inertia = np.asarray(inertia, dtype=float)
+        moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
+        slack = 1e-9 * max(float(np.max(np.abs(moments))), 1e-300)
+        if moments[0] < -slack or moments[0] + moments[1] < moments[2] - slack:
+            names.append(name)
+    return names
+
+
 def singular_inertia_error(model=None, sample=None):
     """Return the ModelError for an M that is not positive definite."""
     names = massless_joints(model) if model is not None else []
+    links = non_rigid_links(model) if model is not None and not names \
+        and isinstance(model, (RobotModel, MimicModel)) else []
+    if names:
+        reason = ('joints %s move no mass or inertia (links without '
+                  '<inertial>, mass only on the joint axis, or an <inertia> '
+                  'no rigid body has; and no armature)' % ', '.join(names))
+    elif links:
+        reason = ('links %s have an <inertia> no rigid body has (principal '
+                  'moments negative or violating the triangle inequality)'
+                  % ', '.join(links))
+    else:
+        reason = 'a subtree without mass or inertia and no armature?'
     return ModelError(
         'the joint-space inertia M of model %r is not positive definite%s: '
         '%s; forward dynamics and its derivatives are undefined' % (
             model.name if model is not None else '?',
             '' if sample is None else ' at state %d of the batch' % sample,
-            'joints %s move no mass or inertia (links without <inertial>, '
-            'mass only on the joint axis, or an <inertia> no rigid body '
-            'has; and no armature)'
-            % ', '.join(names) if names else
-            'a subtree without mass or inertia and no armature?'))
+            reason))
 
 
 def refuse_massless(model):

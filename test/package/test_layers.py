@@ -36,7 +36,8 @@ import pytest
 
 PACKAGE = os.path.join(REPO_ROOT, 'dynamics_ros')
 LAYERS = [
-    ('checks', 'errors', 'reasons', 'resources', 'spatial', 'streams'),
+    ('checks', 'errors', 'optional', 'reasons', 'resources', 'spatial',
+     'streams'),
     ('model',),
     ('fast',),
     ('dynamics',),

@@ -27,7 +27,8 @@ from conftest import REPO_ROOT
 import pytest
 
 ROOT = REPO_ROOT
-CHECKED = ['dynamics_ros', 'test', 'benchmarks', 'launch', 'doc', 'setup.py']
+CHECKED = ['dynamics_ros', 'test', 'benchmarks', 'launch', 'doc', 'scripts',
+           'setup.py']
 HEADER_LINES = [
     '# Copyright 20',
     '#',

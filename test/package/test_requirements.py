@@ -1,0 +1,128 @@
+# Copyright 2026 The dynamics_ros Authors
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+
+"""
+requirements.txt's ranges tell the truth, and both venvs are reproducible.
+
+- Every lower bound is a version `make test-distro` installs and tests:
+  constraints-distro.txt pins each requirement at its lower bound (set at
+  what Ubuntu 24.04 ships where PyPI has it: numpy 1.26.4, scipy 1.11.4,
+  sympy 1.12; matplotlib 3.7.3 and numba 0.59.0 are the first with Python
+  3.12 wheels).
+- constraints.txt (``make constraints``) pins every requirement of the
+  development venv inside its range, so a fresh clone installs what CI
+  tested.
+"""
+
+import os
+import re
+
+from conftest import REPO_ROOT
+
+REQUIREMENT = re.compile(
+    r'^(?P<name>[A-Za-z0-9._-]+)(\[[^\]]*\])?(?P<specs>[<>=!~][^;#]*)?')
+# Requirements the distro environment does not install, and why.
+NOT_IN_DISTRO = {
+    'pin': 'its Python 3.12 wheels need numpy >= 2 (cmeel-boost); the '
+           'oracle tests skip there (test/oracle.py)',
+}
+
+
+def canonical(name):
+    """Return the PEP 503 normalized ``name``."""
+    return re.sub(r'[-_.]+', '-', name).lower()
+
+
+def version(text):
+    """Return a comparable tuple of a release version such as 2024.8.0."""
+    return tuple(int(part) for part in text.split('.'))
+
+
+def read(name):
+    """Return {canonical name: [(operator, version), ...]} of a file."""
+    found = {}
+    with open(os.path.join(REPO_ROOT, name)) as stream:
+        for line in stream:
+            line = line.split('#')[0].strip()
+            if not line:
+                continue
+            match = REQUIREMENT.match(line)
+            assert match, '%s: cannot read %r' % (name, line)
+            specs = [re.match(r'(<=|>=|==|<|>)\s*(.+)', spec.strip()).groups()
+                     for spec in (match.group('specs') or '').split(',')
+                     if spec.strip()]
+            found[canonical(match.group('name'))] = specs
+    return found
+
+
+def lower_bound(specs):
+    """Return the ``>=`` version of a requirement's specifiers."""
+    bounds = [v for op, v in specs if op == '>=']
+    assert len(bounds) == 1, specs
+    return bounds[0]
+
+
+def within(pinned, specs):
+    """Whether version ``pinned`` satisfies ``>=`` and ``<`` ``specs``."""
+    for op, bound in specs:
+        if op == '>=' and not version(pinned) >= version(bound):
+            return False
+        if op == '<' and not version(pinned) < version(bound):
+            return False
+    return True
+
+
+def test_every_requirement_has_a_range():
+    """A lower bound and an upper bound, for every line."""
+    for name, specs in read('requirements.txt').items():
+        operators = sorted(op for op, _ in specs)
+        assert operators == ['<', '>='], (name, specs)
+
+
+def test_lower_bounds_are_the_distro_environments_pins():
+    """Each lower bound is what `make test-distro` installs, exactly."""
+    requirements = read('requirements.txt')
+    pins = {name: specs[0][1] for name, specs in
+            read('constraints-distro.txt').items()}
+    assert {'numpy', 'scipy', 'matplotlib', 'sympy', 'numba'} <= set(pins)
+    assert pins['numpy'].startswith('1.26.') and \
+        pins['scipy'].startswith('1.11.') and pins['sympy'] == '1.12'
+    assert pins['numba'] == '0.59.0'
+    unpinned = set(requirements) - set(pins) - set(NOT_IN_DISTRO)
+    assert not unpinned, 'pin these in constraints-distro.txt: %s' % sorted(
+        unpinned)
+    wrong = {name: (pins[name], lower_bound(requirements[name]))
+             for name in requirements if name in pins
+             and version(pins[name]) != version(
+                 lower_bound(requirements[name]))}
+    assert not wrong, 'distro pin != lower bound in requirements.txt: %s' \
+        % wrong
+    extra = {name for name in pins if name not in requirements}
+    assert extra <= {'distributed'}, extra
+
+
+def test_constraints_pin_every_requirement_within_its_range():
+    """constraints.txt covers requirements.txt (run `make constraints`)."""
+    requirements = read('requirements.txt')
+    pins = {name: specs[0][1] for name, specs in
+            read('constraints.txt').items()}
+    missing = sorted(set(requirements) - set(pins))
+    assert not missing, (
+        'not in constraints.txt: %s (run `make constraints` and commit it)'
+        % missing)
+    outside = {name: pins[name] for name in requirements
+               if not within(pins[name], requirements[name])}
+    assert not outside, 'constraints.txt outside requirements.txt: %s' % (
+        outside)
