@@ -106,6 +106,18 @@ def interpolate(duration, state_a, state_b, s):
     A state is (positions, velocities or None, accelerations or None); the
     degree is chosen as joint_trajectory_controller chooses it.
     """
+    return evaluate_polynomial(
+        segment_polynomial(duration, state_a, state_b)[0], s)
+
+
+def segment_polynomial(duration, state_a, state_b):
+    """
+    Return (coefficients, degree) of the segment between two states.
+
+    The degree as joint_trajectory_controller chooses it: linear without
+    velocities, cubic without accelerations, quintic with both; what is
+    missing is zero.
+    """
     (p0, v0, a0), (p1, v1, a1) = state_a, state_b
     if v0 is None or v1 is None:
         degree = 1
@@ -117,7 +129,7 @@ def interpolate(duration, state_a, state_b, s):
     coefficients = polynomial_coefficients(
         duration, p0, zero if v0 is None else v0, zero if a0 is None else a0,
         p1, zero if v1 is None else v1, zero if a1 is None else a1, degree)
-    return evaluate_polynomial(coefficients, s)
+    return coefficients, degree
 
 
 def waypoint_state(trajectory, k):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..control.computed_torque import position_error
-from ..control.trajectory import polynomial_coefficients, waypoint_state
+from ..control.trajectory import segment_polynomial, waypoint_state
 from ..dynamics.bias import gravity_torques
 from ..dynamics.crba import mass_matrix
 
@@ -157,19 +157,8 @@ def segment_piece(begin, end, state_a, state_b):
     matrix is c_k (zero above the degree), rows of the velocity (5, n) and
     acceleration (4, n) matrices are the derivatives' coefficients.
     """
-    (p0, v0, a0), (p1, v1, a1) = state_a, state_b
-    if v0 is None or v1 is None:
-        degree = 1
-    elif a0 is None or a1 is None:
-        degree = 3
-    else:
-        degree = 5
-    zero = np.zeros_like(p0)
-    coefficients = polynomial_coefficients(
-        end - begin, p0, zero if v0 is None else v0,
-        zero if a0 is None else a0, p1, zero if v1 is None else v1,
-        zero if a1 is None else a1, degree)
-    position = np.zeros((6, p0.size))
+    coefficients, degree = segment_polynomial(end - begin, state_a, state_b)
+    position = np.zeros((6, state_a[0].size))
     position[:degree + 1] = coefficients
     velocity = position[1:] * EXPONENTS[1:, None]
     acceleration = velocity[1:] * EXPONENTS[1:5, None]
