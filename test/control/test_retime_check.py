@@ -259,7 +259,9 @@ def test_bad_input_is_refused_clearly():
 
 def test_without_toppra_retiming_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, 'toppra', None)
-    with pytest.raises(ImportError, match='pip install "toppra>=0.6,<0.7"'):
+    # The range requirements.txt pins (toppra>=0.6.9,<0.7).
+    with pytest.raises(ImportError,
+                       match=r'pip install "toppra>=0\.6\.9,<0\.7"'):
         load_toppra()
     # The check needs no toppra.
     assert check(PANDA, [0.0, 5.0], np.array([HOME, HOME + 0.1])).feasible
