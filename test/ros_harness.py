@@ -33,6 +33,7 @@ import tempfile
 import time
 
 from dynamics_ros.nodes.conversions import to_seconds
+from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rcl_interfaces.msg import Log
 from rcl_interfaces.srv import SetParameters
@@ -367,3 +368,17 @@ def reorder(values, names, order):
     """Return ``values`` (given in the order of ``names``) in ``order``."""
     table = dict(zip(names, values))
     return np.array([table[name] for name in order])
+
+
+def inertia_stamped(frame, mass, com, inertia):
+    """Return an InertiaStamped: ``inertia`` (3x3) about ``com``."""
+    msg = InertiaStamped()
+    msg.header.frame_id = frame
+    msg.inertia.m = float(mass)
+    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = (
+        float(x) for x in com)
+    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
+     msg.inertia.iyz, msg.inertia.izz) = (
+        float(inertia[i, j]) for i, j in
+        ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
+    return msg

@@ -43,7 +43,7 @@ import pinocchio as pin
 import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import all_finite, finish, NodeProcess, \
+from ros_harness import all_finite, finish, inertia_stamped, NodeProcess, \
     reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool
@@ -303,20 +303,20 @@ def test_good_parameters_take_effect(ros):
     send(ros, GRAVITY, 60)
 
 
+def wrench_frame_with_link(ros, link):
+    """Set ``link``, push; return the frame of the wrench that follows."""
+    assert ros.set_parameters(NODE, link=link)[0].successful
+    send(ros, GRAVITY, 3)
+    ros.wrenches.clear()
+    send(ros, GRAVITY - PUSH, 5)
+    ros.wait_for(lambda: ros.wrenches.messages, what='a wrench')
+    return ros.wrenches.messages[-1].header.frame_id
+
+
 def test_with_no_link_the_wrench_is_at_the_tip(ros):
     """With link '' and no tip_link: the end of the chain, panda_hand."""
-    assert ros.set_parameters(NODE, link='panda_link4')[0].successful
-    send(ros, GRAVITY, 3)
-    ros.wrenches.clear()
-    send(ros, GRAVITY - PUSH, 5)
-    ros.wait_for(lambda: ros.wrenches.messages, what='a wrench')
-    assert ros.wrenches.messages[-1].header.frame_id == 'panda_link4'
-    assert ros.set_parameters(NODE, link='')[0].successful
-    send(ros, GRAVITY, 3)
-    ros.wrenches.clear()
-    send(ros, GRAVITY - PUSH, 5)
-    ros.wait_for(lambda: ros.wrenches.messages, what='a wrench')
-    assert ros.wrenches.messages[-1].header.frame_id == 'panda_hand'
+    assert wrench_frame_with_link(ros, 'panda_link4') == 'panda_link4'
+    assert wrench_frame_with_link(ros, '') == 'panda_hand'
     ros.wait_for(lambda: [m for m in ros.logs.messages if m.name == NODE
                           and "external_wrench on link 'panda_hand'"
                           in m.msg], what='the link said')
@@ -404,13 +404,7 @@ def test_follow_payload_takes_the_held_object_out(ros):
     by_stamp = {to_seconds(m.header.stamp): m for m in ros.torques.messages}
     assert np.max(np.abs(in_model_order(by_stamp[sent[-1][0]]))) > 1.0
     payloads = ros.publisher(InertiaStamped, 'payload', LATCHED)
-    msg = InertiaStamped()
-    msg.inertia.m = mass
-    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = com
-    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
-     msg.inertia.iyz, msg.inertia.izz) = (
-        inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
-        inertia[1, 2], inertia[2, 2])
+    msg = inertia_stamped('', mass, com, inertia)
     # Off by default; then a frame that is not the tip link is refused.
     assert ros.set_parameters(NODE, follow_payload=True)[0].successful
     msg.header.frame_id = LINK   # a link, not the tip link

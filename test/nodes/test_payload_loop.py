@@ -42,8 +42,8 @@ from payload_plant import box_inertia
 from rcl_interfaces.msg import Log
 from rcl_interfaces.srv import SetParametersAtomically
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from ros_harness import NodeProcess, reorder, reserve_domain_id, RosTester, \
-    stamp_of
+from ros_harness import inertia_stamped, NodeProcess, reorder, \
+    reserve_domain_id, RosTester, stamp_of
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -118,15 +118,7 @@ def set_atomically(tester, node_name, parameters):
 
 def picked_up():
     """Return the payload as the InertiaStamped the parameters are made of."""
-    msg = InertiaStamped()
-    msg.header.frame_id = TIP
-    msg.inertia.m = MASS
-    msg.inertia.com.x, msg.inertia.com.y, msg.inertia.com.z = COM
-    (msg.inertia.ixx, msg.inertia.ixy, msg.inertia.ixz, msg.inertia.iyy,
-     msg.inertia.iyz, msg.inertia.izz) = (
-        INERTIA[0, 0], INERTIA[0, 1], INERTIA[0, 2], INERTIA[1, 1],
-        INERTIA[1, 2], INERTIA[2, 2])
-    return msg
+    return inertia_stamped(TIP, MASS, COM, INERTIA)
 
 
 class Loop:
