@@ -7,8 +7,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The distribution's versions (make test-distro): Python 3.12 as on Ubuntu
 # 24.04, the lowest versions requirements.txt allows (constraints-distro.txt).
-# The first interpreter that really is 3.12 (a pyenv shim may not be).
-PYTHON_DISTRO ?= $(shell for p in python3.12 /root/.pyenv/versions/3.12*/bin/python3.12 /usr/bin/python3.12; do $$p -c 'import sys; assert sys.version_info[:2] == (3, 12); print(sys.executable)' 2>/dev/null && break; done)
+# The first interpreter that really is 3.12 (a pyenv shim may not be): on
+# PATH, else a pyenv-installed 3.12 (PYENV_ROOT, default ~/.pyenv).
+PYENV_VERSIONS := $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions
+PYTHON_DISTRO ?= $(shell for p in python3.12 $(PYENV_VERSIONS)/3.12*/bin/python3.12; do $$p -c 'import sys; assert sys.version_info[:2] == (3, 12); print(sys.executable)' 2>/dev/null && break; done)
 VENV_DISTRO := .venv-distro
 PY_DISTRO := $(VENV_DISTRO)/bin/python
 STAMP_DISTRO := $(VENV_DISTRO)/.installed
