@@ -42,12 +42,18 @@ Each variant runs ``--rounds`` times (default 3), the rounds interleaved
 falls on all of them alike; percentiles are pooled over the rounds, and
 the p99 ratio of each round is printed too.
 
+``--baseline DIR`` adds inverse_dynamics_node of another checkout (a git
+worktree of an earlier commit, its kernels compiled) to the same
+interleaved rounds, and prints this node's latency over it: the check
+that a change made the node no slower, free of the load of the day.
+
 ``--profile`` measures in one process instead, without DDS delivery:
 microseconds per message through the node's own joint_states callback
 (serialized JointStates, as it receives them) and through each echo's,
 then cProfile's top entries of the node's.
 
     .venv/bin/python benchmarks/bench_latency.py [--messages 10000] [--rounds 3]
+    .venv/bin/python benchmarks/bench_latency.py --baseline ../baseline
     .venv/bin/python benchmarks/bench_latency.py --profile [--messages 20000]
 """
 
@@ -78,6 +84,14 @@ def node_command(params_path):
     command = [script] if os.path.isfile(script) else [
         sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics_node']
     return command + ['--ros-args', '--params-file', params_path]
+
+
+def baseline_command(directory, params_path):
+    """Return the command running inverse_dynamics_node of ``directory``."""
+    # PYTHONPATH comes before the venv's editable install of this checkout.
+    return ['env', 'PYTHONPATH=' + os.path.abspath(directory),
+            sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics_node',
+            '--ros-args', '--params-file', params_path]
 
 
 def echo_command(executor, names):
@@ -476,6 +490,9 @@ def main():
     add_domain_argument(parser)
     parser.add_argument('--publisher', action='store_true',
                         help=argparse.SUPPRESS)
+    parser.add_argument('--baseline', metavar='DIR',
+                        help='also run the node of checkout DIR in the same '
+                        'rounds and print the ratio')
     parser.add_argument('--profile', action='store_true',
                         help='measure the callbacks in this process (no '
                         'DDS delivery) and profile the node callback')
@@ -511,6 +528,10 @@ def main():
          echo_command('raw', model.joint_names)),
         ('stock', 'echo node (no dynamics), SingleThreadedExecutor',
          echo_command('stock', model.joint_names)))
+    if args.baseline:
+        variants += (('baseline', 'inverse_dynamics_node of %s, mode %s' % (
+            args.baseline, args.mode), baseline_command(args.baseline,
+                                                        params)),)
     # Interleaved rounds: a change of load on a shared machine falls on
     # every variant alike, not on whichever ran then.
     runs = {name: [] for name, _, _ in variants}
@@ -530,6 +551,19 @@ def main():
                 else (float('inf'),) * 2)
     print('goal p99 < 2 ms and no drops: %s' % (
         'met' if p99 / 1e6 < 2.0 and dropped == 0 else 'NOT met'))
+    if args.baseline:
+        before, _, before_rounds = results['baseline']
+        b50, b99 = np.percentile(before, [50, 99])
+        print('node / baseline node: p50 %.2fx, p99 %.2fx (rounds: p99 %s)'
+              % (p50 / b50, p99 / b99, ' '.join(
+                  '%.2fx' % (np.percentile(a, 99) / np.percentile(b, 99))
+                  for a, b in zip(node_rounds, before_rounds))))
+        cpu = {name: sum(run['cpu'] for run in runs[name]) / sum(
+            run['total'] for run in runs[name]) for name in ('node',
+                                                             'baseline')}
+        print('node / baseline node: CPU per message %.2fx (%.0f us / %.0f '
+              'us)' % (cpu['node'] / cpu['baseline'], 1e6 * cpu['node'],
+                       1e6 * cpu['baseline']))
     for echo_name in ('events', 'raw', 'stock'):
         echoed, _, echo_rounds = results[echo_name]
         e50, e99 = np.percentile(echoed, [50, 99])

@@ -22,6 +22,8 @@ Newton-Euler and Lagrange forms give the same torques).  O(n), no mass
 matrix is formed.
 """
 
+import math
+
 import numpy as np
 
 from .saturation import saturate
@@ -142,6 +144,11 @@ def computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd):
     ``kp``, ``kd``: one finite gain or one per joint.  Anything else (None,
     a scalar target, a column (nq, 1), NaN gains) is a ValueError.
     """
+    # One state of float64 vectors: the compiled law, without limits.
+    compiled = compiled_law(model, q, qd, q_desired, qd_desired, qdd_desired,
+                            kp, kd, None)
+    if compiled is not None:
+        return compiled[0]
     q = _state_array(q, 'q', model)
     qd = _state_array(qd, 'qd', model, q.shape)
     if qd.shape != q.shape:
@@ -157,6 +164,47 @@ def computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd):
     return inverse_dynamics(model, q, qd, v)
 
 
+# Limits of the compiled law when none apply, by nq (read-only arrays).
+_UNLIMITED = {}
+
+
+def compiled_law(model, q, qd, q_desired, qd_desired, qdd_desired, kp, kd,
+                 limits):
+    """
+    Return the kernel's (tau, clipped, count), or None where it cannot run.
+
+    It runs for a RobotModel on the compiled path with float64 vectors of
+    nq values (else the kernel raises TypeError or returns -1, and the
+    caller takes the numpy composition, which checks the shapes);
+    ``limits`` None: no clipping.  A node answers at 1 kHz with this one
+    call, so the arguments are not checked before it: NaN gains, which
+    the composition refuses, can only show as a tau that is not finite,
+    and the gains are checked then (one dot product per call, not a dozen
+    numpy checks).
+    """
+    if not (fast.ENABLED and isinstance(model, RobotModel)):
+        return None
+    pack = packed(model)
+    if limits is None:
+        limits = _UNLIMITED.get(pack.nq)
+        if limits is None:
+            limits = _UNLIMITED[pack.nq] = np.full(pack.nq, np.inf)
+            limits.flags.writeable = False
+    tau, clipped = np.empty(pack.nq), np.empty(pack.nq)
+    try:
+        count = fast.computed_torque.computed_torque_kernel(
+            pack.table, pack.work, q, qd, q_desired, qd_desired, qdd_desired,
+            kp, kd, limits, tau, clipped)
+    # Unavailable: no compiled path; TypeError: not float64 vectors.
+    except (fast.Unavailable, TypeError):
+        return None
+    if count < 0:
+        return None
+    if not math.isfinite(tau.dot(tau)):
+        check_law_gains(model, kp, kd)
+    return tau, clipped, count
+
+
 def saturated_computed_torque(model, q, qd, q_desired, qd_desired,
                               qdd_desired, kp, kd, limits):
     """
@@ -165,25 +213,14 @@ def saturated_computed_torque(model, q, qd, q_desired, qd_desired,
     One state, model order: ``clipped`` is tau clipped to +-``limits``
     (per joint, model order) as ``saturation.saturate`` clips, ``count``
     how many joints were clipped.  For a RobotModel and float64 vectors on
-    the compiled path it is one kernel (``fast.computed_torque``: what a
-    node answers at 1 kHz); anything else is ``computed_torque`` and
+    the compiled path it is one kernel (``compiled_law``: what a node
+    answers at 1 kHz); anything else is ``computed_torque`` and
     ``saturate`` (per-joint gains may then be scalars).
     """
-    if fast.ENABLED and isinstance(model, RobotModel):
-        # The kernel takes float64 vectors only (else TypeError: the numpy
-        # composition below checks the shapes); NaN gains are refused here.
-        check_law_gains(model, kp, kd)
-        pack = packed(model)
-        tau, clipped = np.empty(pack.nq), np.empty(pack.nq)
-        try:
-            count = fast.computed_torque.computed_torque_kernel(
-                pack.table, pack.work, q, qd, q_desired, qd_desired,
-                qdd_desired, kp, kd, limits, tau, clipped)
-        # Unavailable: no compiled path; TypeError: not float64 vectors.
-        except (fast.Unavailable, TypeError):
-            count = -1
-        if count >= 0:
-            return tau, clipped, count
+    compiled = compiled_law(model, q, qd, q_desired, qd_desired, qdd_desired,
+                            kp, kd, limits)
+    if compiled is not None:
+        return compiled
     tau = computed_torque(model, q, qd, q_desired, qd_desired, qdd_desired,
                           kp, kd)
     clipped, mask = saturate(tau, np.asarray(limits, dtype=float))

@@ -117,6 +117,7 @@ class JointStateMerger:
         # Summaries kept up to date, so state() tests scalars.
         self.oldest = -np.inf
         self.complete = self.all_velocities = self.all_efforts = False
+        self.all_measured = False
         self.owned = True   # the arrays are ours to write into
 
     def update(self, stamp, position, velocity=None, effort=None,
@@ -134,12 +135,15 @@ class JointStateMerger:
             self.position, self.velocity = position, velocity
             self.stamps.fill(stamp)
             self.oldest = stamp
-            self.complete = self.all_velocities = True
-            self.measured.fill(True)
-            self.has_velocity.fill(True)
+            if not (self.all_measured and self.all_velocities):
+                # Filled once, not on each 1 kHz message of one publisher.
+                self.measured.fill(True)
+                self.has_velocity.fill(True)
+            self.complete = self.all_velocities = self.all_measured = True
             if effort is not None:
                 self.effort = effort
-                self.has_effort.fill(True)
+                if not self.all_efforts:
+                    self.has_effort.fill(True)
                 self.all_efforts = True
             else:
                 self.has_effort.fill(False)
@@ -173,6 +177,7 @@ class JointStateMerger:
         self.complete = bool(np.isfinite(self.oldest))
         self.all_velocities = bool(self.has_velocity.all())
         self.all_efforts = bool(self.has_effort.all())
+        self.all_measured = bool(self.measured.all())
 
     def estimate(self, stamp, position, index):
         """
@@ -224,7 +229,7 @@ class JointStateMerger:
             raise MergeProblem('no velocity', (
                 'no velocity for joints %s yet: estimated from their next '
                 'position' % names_of(self.joint_names, missing)))
-        estimated = None if self.measured.all() else ~self.measured
+        estimated = None if self.all_measured else ~self.measured
         return MergedState(self.oldest, self.position, self.velocity,
                            self.effort if self.all_efforts else None,
                            estimated)
