@@ -495,6 +495,7 @@ def load_baseline(directory):
 def single_calls(package, model, state):
     """Return {function: call} of one state through ``package``."""
     q, qd, qdd, tau = state
+    gains = np.full(model.nq, 100.0), np.full(model.nq, 20.0)
     return {
         'inverse_dynamics': lambda: package.inverse_dynamics(model, q, qd,
                                                              qdd),
@@ -509,6 +510,9 @@ def single_calls(package, model, state):
             lambda: package.inverse_dynamics_derivatives(model, q, qd, qdd),
         'joint_torque_regressor':
             lambda: package.joint_torque_regressor(model, q, qd, qdd),
+        # The law a node answers with (gains per joint, a target state).
+        'computed_torque': lambda: package.computed_torque(
+            model, q, qd, q + 0.1, qd, qdd, gains[0], gains[1]),
     }
 
 

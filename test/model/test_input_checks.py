@@ -64,13 +64,28 @@ def test_computed_torque_refuses_arguments_of_the_wrong_shape():
            'kp nan': (q, qd, q, qd, qd, np.nan, kd),
            'kd inf': (q, qd, q, qd, qd, kp, [1.0, np.inf]),
            'kp of 3': (q, qd, q, qd, qd, [1.0, 2.0, 3.0], kd),
-           'kp text': (q, qd, q, qd, qd, 'high', kd)}
+           'kp text': (q, qd, q, qd, qd, 'high', kd),
+           # float64 vectors take the compiled law, which checks the
+           # gains only when tau is not finite: still refused.
+           'kp nan per joint': (q, qd, q, qd, qd, np.array([np.nan, 1.0]),
+                                np.full(2, 2.0)),
+           'kd inf per joint': (q, qd, q, qd, qd, np.full(2, 10.0),
+                                np.array([1.0, np.inf]))}
     for what, arguments in bad.items():
         with pytest.raises(ValueError, match='must') as error:
             computed_torque(model, *arguments)
         assert 'shape (2, 2)' not in str(error.value), what
         with pytest.raises(ValueError, match='must'):
             saturated_computed_torque(model, *arguments, np.full(2, 10.0))
+
+
+def test_a_nan_state_propagates_on_the_compiled_law():
+    """NaN in a state is not refused: tau shows it (the caller's check)."""
+    model = dr.load_urdf(TWO_LINK)
+    q, gains = np.array([0.1, np.nan]), np.full(2, 10.0)
+    tau = computed_torque(model, q, np.zeros(2), np.zeros(2), np.zeros(2),
+                          np.zeros(2), gains, gains)
+    assert np.isnan(tau).any()
 
 
 def test_gains_and_gaps_have_upper_bounds():
