@@ -28,7 +28,7 @@ Flexible-link declarations in YAML, beside an unchanged URDF.
         damping_ratio: 0.005       # optional, per mode
         tip_mass: {mass: 0.2}      # optional; also joint_mass
 
-See README "Flexible links" for every key.
+See doc/theory/flexible_links.md for every key.
 """
 
 import os

@@ -22,7 +22,8 @@ measured efforts - the torques something other than the actuators applies,
 with no force sensor; it publishes them (``external_torques``), the wrench
 on a link that explains them (``external_wrench``) and a latched
 ``collision`` flag.  Topics, parameters (``external_torque_parameters.py``)
-and behaviour: README.md, section "External torques and collisions".
+and behaviour: doc/nodes/external_torque_node.md and
+doc/workflows/external_torques.md.
 With ``follow_payload``, every geometry_msgs/InertiaStamped on ``payload``
 (payload_estimation_node's estimate) becomes the ``payload.*`` parameters:
 the observer starts over on the model holding it.

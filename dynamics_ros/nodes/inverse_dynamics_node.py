@@ -22,7 +22,7 @@ dynamics of the reference trajectory, or computed torque (``mode``) - on
 efforts.  With ``follow_payload``, every geometry_msgs/InertiaStamped on
 ``payload`` (payload_estimation_node's estimate) becomes the ``payload.*``
 parameters.  Topics, parameters (``inverse_dynamics_parameters.py``) and
-behaviour: README.md, section "inverse_dynamics_node".
+behaviour: doc/nodes/inverse_dynamics_node.md.
 """
 
 import threading

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""inverse_dynamics_node's parameters (README, "inverse_dynamics_node")."""
+"""inverse_dynamics_node's parameters (doc/nodes/inverse_dynamics_node.md)."""
 
 from .friction_input import friction_file_reason
 from .joint_state_input import STATE_INPUT, state_input_specs

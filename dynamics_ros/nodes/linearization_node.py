@@ -20,7 +20,7 @@ latest ``joint_states`` and the last ``effort_commands`` (gravity torques
 until one arrives) and publishes ``state_space/A``, ``state_space/B`` and
 ``state_space/operating_point``; x = [q; qd] and u = tau in ``joints``
 order.  Topics, parameters (``linearization_parameters.py``) and
-behaviour: README.md, section "linearization_node".
+behaviour: doc/nodes/linearization_node.md.
 """
 
 import threading

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""linearization_node's parameters (README, "linearization_node")."""
+"""linearization_node's parameters (doc/nodes/linearization_node.md)."""
 
 from .friction_input import friction_file_reason
 from .joint_state_input import state_input_specs

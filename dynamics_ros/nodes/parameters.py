@@ -31,7 +31,7 @@ dynamic typing, so ``ros2 param set /node kp 200.0`` and ``kp "[200.0,
 150.0]"`` both work).  Numbers are bounded (finite ranges: 1e308 is no
 gain); ``infinite=True`` lets +inf through where it means "none".
 
-The README's reference tables are rendered from the tables by
+The reference tables of doc/nodes/ are rendered from the tables by
 ``python -m dynamics_ros.nodes.parameter_reference --render``
 (``parameter_reference.py``).
 """

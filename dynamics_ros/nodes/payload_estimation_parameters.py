@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""payload_estimation_node's parameters (README, "payload_estimation_node")."""
+"""payload_estimation_node's parameters (doc/nodes/payload_estimation_node.md)."""
 
 from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec

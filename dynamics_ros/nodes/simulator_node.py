@@ -23,8 +23,8 @@ in a thread of its own and publishes ``joint_states`` and ``/clock``
 Setting ``payload.*`` picks a payload up (or puts it down) at run time
 without restarting the run (``simulator_payload``); flexible links and
 motors come from their files (``simulator_plants``).
-Topics, parameters (``simulator_parameters.py``) and behaviour: README.md,
-section "Simulator".
+Topics, parameters (``simulator_parameters.py``) and behaviour:
+doc/nodes/simulator_node.md and doc/theory/simulator.md.
 """
 
 from collections import deque

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""simulator_node's parameters (README, "Simulator")."""
+"""simulator_node's parameters (doc/nodes/simulator_node.md)."""
 
 from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec

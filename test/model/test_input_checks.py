@@ -80,7 +80,7 @@ def test_computed_torque_refuses_arguments_of_the_wrong_shape():
 
 
 def test_a_nan_state_propagates_on_the_compiled_law():
-    """NaN in a state is not refused: tau shows it (the caller's check)."""
+    """A NaN in a state is not refused: tau shows it (the caller checks)."""
     model = dr.load_urdf(TWO_LINK)
     q, gains = np.array([0.1, np.nan]), np.full(2, 10.0)
     tau = computed_torque(model, q, np.zeros(2), np.zeros(2), np.zeros(2),
