@@ -51,11 +51,27 @@ def machine():
         load[0], time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
 
 
+def invocation():
+    """Return how this benchmark was run: its file name and arguments."""
+    return ' '.join([os.path.basename(sys.argv[0])] + sys.argv[1:])
+
+
+def portable(text):
+    """Return ``text`` with this machine's checkout and venv paths named."""
+    # Paths of one machine mean nothing in a file every clone shares.
+    for path, name in ((sys.prefix, '<venv>'),
+                       (os.path.dirname(os.path.dirname(RESULTS)),
+                        '<checkout>')):
+        text = text.replace(path, name)
+    return text
+
+
 def write_section(name, title, body, path=RESULTS):
     """Write (or replace) section ``name`` of results.md."""
     block = '<!-- begin %s -->\n## %s\n\n%s\n\n%s\n<!-- end %s -->\n' % (
-        name, title, 'Written by `benchmarks/%s.py`; %s.' % (name, machine()),
-        body.rstrip(), name)
+        name, title, 'Written by `benchmarks/%s`; %s.' % (
+            portable(invocation()), machine()), portable(body.rstrip()),
+        name)
     text = ''
     if os.path.exists(path):
         with open(path, encoding='utf-8') as stream:
