@@ -23,14 +23,15 @@ do with every ``joint_states`` message, in one place:
   gripper's on one topic);
 - refuse a stamp more than ``max_state_age`` older than the node's clock
   or ahead of it (streams.clock_jumps.stamp_problem; a zero stamp means
-  "now");
+  "now"; a sim-time clock still at 0, before its first /clock message,
+  is said as such);
 - merge it with the latest values of the other joints
   (streams.joint_state_merger) and answer only when every joint is fresh,
   a velocity known for each (measured, or estimated from positions; never
   zero).
 
-Each refusal is a BadInput whose ``kind`` ('stale', 'ahead', 'incomplete',
-'no velocity', ...) keys its throttled warning.
+Each refusal is a BadInput whose ``kind`` ('stale', 'ahead', 'no clock',
+'incomplete', 'no velocity', ...) keys its throttled warning.
 """
 
 from rclpy.serialization import deserialize_message
@@ -71,6 +72,10 @@ def state_input_specs(effect, velocities=True):
             'warning) until velocities come', choices=VELOCITY_POLICIES,
             rebuilds=STATE_INPUT))
     return specs
+
+
+NO_CLOCK = ('the node clock reads 0 s: use_sim_time is true and no /clock '
+            'message has come yet (states are used from the first one on)')
 
 
 def node_seconds(node):
@@ -131,6 +136,10 @@ class JointStateInput:
             t = sec + 1e-9 * nanosec
             problem = stamp_problem(t, now, self.max_state_age)
             if problem is not None:
+                if now == 0.0:
+                    # Only sim time reads 0: no /clock message yet (a node
+                    # started beside a simulation that already runs).
+                    raise BadInput(NO_CLOCK, 'no clock')
                 raise BadInput(problem.text, problem.kind)
         self.merger.update(t, arrays.position, arrays.velocity, arrays.effort,
                            joints)
