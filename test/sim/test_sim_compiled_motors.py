@@ -25,8 +25,9 @@ stiff damping, joint friction set on the simulator) must agree as well.
 """
 
 import os
+import warnings
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, single_joint
 import dynamics_ros as dr
 from dynamics_ros import fast
 from dynamics_ros.dynamics.friction import JointFriction
@@ -70,9 +71,10 @@ def two_link():
         REPO_ROOT, 'config', 'actuators_two_link_planar.yaml'), model)
 
 
-def twins(model, motors, integration, integrator='rk4', **options):
+def twins(model, motors, integration, integrator='rk4', dt=1e-3,
+          **options):
     """Return a compiled simulator (spied on) and a Python one."""
-    made = [dr.Simulator(model, dt=1e-3, integrator_name=integrator,
+    made = [dr.Simulator(model, dt=dt, integrator_name=integrator,
                          actuators=motors, motor_integration=integration,
                          **options) for _ in range(2)]
     compiled, python = made
@@ -237,3 +239,32 @@ def test_a_bad_effort_is_refused_as_by_the_python_step(two_link):
         simulator.step([0.5, -0.5])
         simulator.step()
     assert_same_motors(compiled, python)
+
+
+def test_a_diverging_motor_fails_at_the_same_step_with_the_same_error():
+    # A free rotor braked by its back EMF, explicit in the exponential
+    # update, at 2.5 times that damper's rate (stable up to 2): the speed
+    # grows 1.6 times a step until it overflows.  The kernel hands the
+    # steps whose state nears the overflow to the Python step, which
+    # raises; both simulators stop at the same step with the same message.
+    model = single_joint(0.0)
+    motors = motors_from_mapping({'joint': dict(
+        MOTOR, gear_ratio=50.0, inductance=1e-6)}, ['joint'])
+    rate = MOTOR['torque_constant'] * MOTOR['back_emf'] / (
+        MOTOR['resistance'] * MOTOR['rotor_inertia'])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # check_step's, on purpose
+        compiled, python = twins(model, motors, 'exponential', qd0=[1.0],
+                                 dt=2.5 / rate)
+    failures = []
+    for simulator in (compiled, python):
+        with np.errstate(all='ignore'), \
+                pytest.raises(FloatingPointError) as error:
+            for _ in range(5000):
+                simulator.step_voltage([0.0])
+        failures.append((simulator.steps, str(error.value)))
+    assert failures[0] == failures[1]
+    assert 'diverged' in failures[0][1] and failures[0][0] > 1000
+    kernel = compiled.compiled.kernel
+    statuses = compiled.compiled.statuses
+    assert statuses[0] == kernel.DONE and statuses[-1] == kernel.DIVERGED
