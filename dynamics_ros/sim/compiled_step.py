@@ -202,7 +202,7 @@ class CompiledMotorStep(CompiledStep):
 
     ``fast.motor_step.motor_fixed_step``: (q, qd, current) over a step at
     voltages held over it, given or made by the drive law from a held
-    effort, for the plant's motor integration ('exponential' or
+    effort (in the kernel), for the plant's motor integration ('exponential' or
     'coupled'), with rk4 or semi-implicit Euler.  Calling it returns
     ``(status, voltage, z, zd, current, applied)`` (statuses of
     ``fast.sim_step``; ``applied``: the motor torque n k_t i at the end),

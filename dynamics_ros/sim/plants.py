@@ -268,7 +268,9 @@ class MotorDrivenPlant(RigidPlant):
     and the compiled path on, the smooth part of the step runs compiled
     (compiled_step.CompiledMotorStep, fast/motor_step.py: the same
     numbers), except on the steps with joint friction set on the
-    simulator, an external wrench, or an effort that is a control law.
+    simulator or an external wrench.  The drive law runs in the kernel for
+    a held effort; for a control law (sampled at the step's start) or with
+    a controller damper it runs here, and the kernel takes the voltages.
     """
 
     def __init__(self, model, motors, integration, dt, limit):

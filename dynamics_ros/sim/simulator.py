@@ -109,9 +109,9 @@ or voltages are given directly (sim/actuated.py; the motor step is
 plants.MotorDrivenPlant's).  With ``rk4`` or ``semi_implicit_euler`` its
 smooth part runs compiled too (``compiled`` is then a
 compiled_step.CompiledMotorStep, kernel dynamics_ros.fast.motor_step: the
-same numbers), but for the steps with joint friction set, an external
-wrench or an effort given as a control law; a FlexibleModel's steps are
-all Python (``compiled`` stays None).
+same numbers), but for the steps with joint friction set or an external
+wrench; a FlexibleModel's steps are all Python (``compiled`` stays
+None).
 """
 
 from dataclasses import dataclass

@@ -268,3 +268,22 @@ def test_a_diverging_motor_fails_at_the_same_step_with_the_same_error():
     kernel = compiled.compiled.kernel
     statuses = compiled.compiled.statuses
     assert statuses[0] == kernel.DONE and statuses[-1] == kernel.DIVERGED
+
+
+def test_a_control_law_drives_the_kernel_through_its_voltages(two_link):
+    # An effort given as a function is sampled at the step's start (the
+    # drive is a sampled device): the drive law runs in Python, the kernel
+    # takes the voltages.
+    model, motors = two_link
+    compiled, python = twins(model, motors, 'coupled')
+
+    def law(t, q, qd):
+        return np.array([20.0 * np.sin(5.0 * t), -10.0]) - 2.0 * qd
+
+    for _ in range(STEPS):
+        for simulator in (compiled, python):
+            simulator.step(law)
+        assert_same_motors(compiled, python)
+    assert compiled.compiled.statuses == [
+        compiled.compiled.kernel.DONE] * STEPS
+    assert np.all(np.abs(compiled.qd) > 1e-3)
