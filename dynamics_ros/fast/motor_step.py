@@ -42,8 +42,8 @@ import numpy as np
 
 from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
 from .sim_step import (BAD_EFFORT, BAD_SHAPES, CONSTRAIN, DIVERGED, DONE,
-                       EFFORT_LIMIT, FRICTION, JOINT_ROWS, K1V, K2Q, K2V,
-                       K3Q, K3V, K4V, LOWER_LIMIT, RK4, stage_acceleration,
+                       FRICTION, JOINT_ROWS, K1V, K2Q, K2V, K3Q, K3V, K4V,
+                       LOWER_LIMIT, RK4, saturate, stage_acceleration,
                        STAGE_Q, STAGE_QD, STAGE_ROWS, UPPER_LIMIT)
 
 # Rows of the motor table (``motor_table``), per joint.
@@ -137,55 +137,17 @@ def current_over_step(motors, scratch, current, voltage, qd, acceleration,
 
 
 @compiled
-def smoothed_torque(motors, scratch, s):
-    """Write n k_t (mean + slope s), CurrentOverStep.smooth's torque."""
-    for i in range(scratch.shape[1]):
-        scratch[EFFORT, i] = motors[GAIN, i] * (
-            scratch[MEAN, i] + scratch[SLOPE, i] * s)
-
-
-@compiled
-def exponential_stage(table, work, joints, motors, damped, scratch, stages,
-                      out, s, coupling):
-    """Write qdd under the smoothed current ``s`` into the step."""
-    smoothed_torque(motors, scratch, s)
-    stage_acceleration(table, work, joints, damped, scratch[EFFORT], stages,
-                       out, coupling)
-
-
-@compiled
-def coupled_stage(table, work, joints, motors, damped, voltage, scratch,
-                  stages, out, rate, coupling):
+def exponential_ramp(table, work, joints, motors, damped, q, qd, current,
+                     voltage, stages, scratch, coupling):
     """
-    Write qdd and di/dt at the stage (current in row STAGE_CURRENT).
+    Write the step's CurrentOverStep to ``scratch`` ('exponential').
 
-    The torque n k_t i, and winding_rate: (V - R i - k_e n qd) / L.
+    The ramp's slope is the acceleration at the mean current of the held
+    speed (MotorDrivenPlant.motor_step).
     """
-    current = scratch[STAGE_CURRENT]
-    qd = stages[STAGE_QD]
-    for i in range(current.shape[0]):
-        scratch[EFFORT, i] = motors[GAIN, i] * current[i]
-        scratch[rate, i] = (voltage[i] - motors[RESISTANCE, i] * current[i]
-                            - motors[EMF, i] * qd[i]) / motors[INDUCTANCE, i]
-    stage_acceleration(table, work, joints, damped, scratch[EFFORT], stages,
-                       out, coupling)
-
-
-@compiled
-def exponential_update(table, work, joints, motors, method, damped, t, dt,
-                       q, qd, current, voltage, stages, scratch, q_next,
-                       qd_next, current_next, coupling):
-    """
-    MotorDrivenPlant.motor_step's 'exponential' branch, integrator included.
-
-    The acceleration at the held speed's mean current gives the ramp's
-    slope; the stages see n k_t smooth(time - t); the end current is
-    CurrentOverStep at dt.
-    """
-    n = q.shape[0]
     Q, QD = stages[STAGE_Q], stages[STAGE_QD]
     current_over_step(motors, scratch, current, voltage, qd, qd, True)
-    for i in range(n):
+    for i in range(q.shape[0]):
         scratch[EFFORT, i] = motors[GAIN, i] * scratch[MEAN, i]
         Q[i] = q[i]
         QD[i] = qd[i]
@@ -193,53 +155,45 @@ def exponential_update(table, work, joints, motors, method, damped, t, dt,
                        K1V, coupling)
     current_over_step(motors, scratch, current, voltage, qd, stages[K1V],
                       False)
-    exponential_stage(table, work, joints, motors, damped, scratch, stages,
-                      K1V, t - t, coupling)
-    if method == RK4:
-        h = 0.5 * dt
-        for i in range(n):
-            QD[i] = qd[i] + h * stages[K1V, i]
-            stages[K2Q, i] = QD[i]
-            Q[i] = q[i] + h * qd[i]
-        exponential_stage(table, work, joints, motors, damped, scratch,
-                          stages, K2V, (t + h) - t, coupling)
-        for i in range(n):
-            QD[i] = qd[i] + h * stages[K2V, i]
-            stages[K3Q, i] = QD[i]
-            Q[i] = q[i] + h * stages[K2Q, i]
-        exponential_stage(table, work, joints, motors, damped, scratch,
-                          stages, K3V, (t + h) - t, coupling)
-        for i in range(n):
-            QD[i] = qd[i] + dt * stages[K3V, i]   # k4q
-            Q[i] = q[i] + dt * stages[K3Q, i]
-        exponential_stage(table, work, joints, motors, damped, scratch,
-                          stages, K4V, (t + dt) - t, coupling)
-        sixth = dt / 6.0
-        for i in range(n):
-            q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
-                                        + 2.0 * stages[K3Q, i] + QD[i])
-            qd_next[i] = qd[i] + sixth * (
-                stages[K1V, i] + 2.0 * stages[K2V, i]
-                + 2.0 * stages[K3V, i] + stages[K4V, i])
-    else:
-        for i in range(n):
-            qd_next[i] = qd[i] + dt * stages[K1V, i]
-            q_next[i] = q[i] + dt * qd_next[i]
-    for i in range(n):
-        current_next[i] = scratch[STEADY, i] + scratch[SLOPE, i] * dt \
-            + scratch[OFFSET, i] * motors[END_DECAY, i]
 
 
 @compiled
-def coupled_update(table, work, joints, motors, method, damped, dt, q, qd,
-                   current, voltage, stages, scratch, q_next, qd_next,
-                   current_next, coupling):
+def motor_stage(table, work, joints, motors, integration, damped, voltage,
+                scratch, stages, out, rate, s, coupling):
     """
-    MotorDrivenPlant.motor_step's 'coupled' branch: [q; qd; i] together.
+    Write qdd at the stage state to ``stages[out]``.
 
-    The current is the velocity of the winding's charge, so the stages'
-    currents are the integrator's stage velocities of that coordinate
-    (the charge itself is never read).
+    Under n k_t times the current: CurrentOverStep.smooth at ``s``
+    seconds into the step ('exponential'), or the stage current (row
+    STAGE_CURRENT, 'coupled'), whose winding_rate (V - R i - k_e n qd) / L
+    then goes to ``scratch[rate]``.
+    """
+    qd = stages[STAGE_QD]
+    current = scratch[STAGE_CURRENT]
+    for i in range(qd.shape[0]):
+        if integration == EXPONENTIAL:
+            scratch[EFFORT, i] = motors[GAIN, i] * (
+                scratch[MEAN, i] + scratch[SLOPE, i] * s)
+        else:
+            scratch[EFFORT, i] = motors[GAIN, i] * current[i]
+            scratch[rate, i] = (
+                voltage[i] - motors[RESISTANCE, i] * current[i]
+                - motors[EMF, i] * qd[i]) / motors[INDUCTANCE, i]
+    stage_acceleration(table, work, joints, damped, scratch[EFFORT], stages,
+                       out, coupling)
+
+
+@compiled
+def motor_integrate(table, work, joints, motors, method, integration,
+                    damped, t, dt, q, qd, current, voltage, stages, scratch,
+                    q_next, qd_next, current_next, coupling):
+    """
+    Integrate over ``motor_stage``: integrators.rk4 or semi_implicit_euler.
+
+    Over (q, qd) and, coupled, the winding's charge and current.  The
+    current is the velocity of the charge, so the stage currents are
+    the integrator's stage velocities of that coordinate (the charge itself
+    is never read); ``current_next`` is only meaningful when coupled.
     """
     n = q.shape[0]
     Q, QD = stages[STAGE_Q], stages[STAGE_QD]
@@ -248,45 +202,45 @@ def coupled_update(table, work, joints, motors, method, damped, dt, q, qd,
         Q[i] = q[i]
         QD[i] = qd[i]
         stage[i] = current[i]
-    coupled_stage(table, work, joints, motors, damped, voltage, scratch,
-                  stages, K1V, W1, coupling)
-    if method == RK4:
-        h = 0.5 * dt
-        for i in range(n):
-            QD[i] = qd[i] + h * stages[K1V, i]
-            stages[K2Q, i] = QD[i]
-            Q[i] = q[i] + h * qd[i]
-            stage[i] = current[i] + h * scratch[W1, i]
-        coupled_stage(table, work, joints, motors, damped, voltage, scratch,
-                      stages, K2V, W2, coupling)
-        for i in range(n):
-            QD[i] = qd[i] + h * stages[K2V, i]
-            stages[K3Q, i] = QD[i]
-            Q[i] = q[i] + h * stages[K2Q, i]
-            stage[i] = current[i] + h * scratch[W2, i]
-        coupled_stage(table, work, joints, motors, damped, voltage, scratch,
-                      stages, K3V, W3, coupling)
-        for i in range(n):
-            QD[i] = qd[i] + dt * stages[K3V, i]   # k4q
-            Q[i] = q[i] + dt * stages[K3Q, i]
-            stage[i] = current[i] + dt * scratch[W3, i]
-        coupled_stage(table, work, joints, motors, damped, voltage, scratch,
-                      stages, K4V, W4, coupling)
-        sixth = dt / 6.0
-        for i in range(n):
-            q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
-                                        + 2.0 * stages[K3Q, i] + QD[i])
-            qd_next[i] = qd[i] + sixth * (
-                stages[K1V, i] + 2.0 * stages[K2V, i]
-                + 2.0 * stages[K3V, i] + stages[K4V, i])
-            current_next[i] = current[i] + sixth * (
-                scratch[W1, i] + 2.0 * scratch[W2, i]
-                + 2.0 * scratch[W3, i] + scratch[W4, i])
-    else:
+    motor_stage(table, work, joints, motors, integration, damped, voltage,
+                scratch, stages, K1V, W1, t - t, coupling)
+    if method != RK4:
         for i in range(n):
             qd_next[i] = qd[i] + dt * stages[K1V, i]
             q_next[i] = q[i] + dt * qd_next[i]
             current_next[i] = current[i] + dt * scratch[W1, i]
+        return
+    h = 0.5 * dt
+    for i in range(n):
+        QD[i] = qd[i] + h * stages[K1V, i]
+        stages[K2Q, i] = QD[i]
+        Q[i] = q[i] + h * qd[i]
+        stage[i] = current[i] + h * scratch[W1, i]
+    motor_stage(table, work, joints, motors, integration, damped, voltage,
+                scratch, stages, K2V, W2, (t + h) - t, coupling)
+    for i in range(n):
+        QD[i] = qd[i] + h * stages[K2V, i]
+        stages[K3Q, i] = QD[i]
+        Q[i] = q[i] + h * stages[K2Q, i]
+        stage[i] = current[i] + h * scratch[W2, i]
+    motor_stage(table, work, joints, motors, integration, damped, voltage,
+                scratch, stages, K3V, W3, (t + h) - t, coupling)
+    for i in range(n):
+        QD[i] = qd[i] + dt * stages[K3V, i]   # k4q
+        Q[i] = q[i] + dt * stages[K3Q, i]
+        stage[i] = current[i] + dt * scratch[W3, i]
+    motor_stage(table, work, joints, motors, integration, damped, voltage,
+                scratch, stages, K4V, W4, (t + dt) - t, coupling)
+    sixth = dt / 6.0
+    for i in range(n):
+        q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
+                                    + 2.0 * stages[K3Q, i] + QD[i])
+        qd_next[i] = qd[i] + sixth * (stages[K1V, i] + 2.0 * stages[K2V, i]
+                                      + 2.0 * stages[K3V, i]
+                                      + stages[K4V, i])
+        current_next[i] = current[i] + sixth * (
+            scratch[W1, i] + 2.0 * scratch[W2, i] + 2.0 * scratch[W3, i]
+            + scratch[W4, i])
 
 
 @compiled
@@ -336,22 +290,13 @@ def motor_fixed_step(table, work, joints, motors, method, integration,
             and scratch.shape[1] == n and coupling.shape[0] == 0):
         return BAD_SHAPES
     if drive:
-        # As Simulator._vector: one sum is finite exactly when every term
-        # is.
-        total = 0.0
-        for i in range(n):
-            total += effort_or_voltage[i]
-        if not np.isfinite(total):
+        # The effort saturated into ``voltage``, then the drive law there.
+        if not saturate(joints, effort_or_voltage, voltage):
             return BAD_EFFORT
         for i in range(n):
-            # np.clip as numpy computes it: min(max(x, -limit), limit)
-            # (sim_step.explicit_step), the effort then the voltage.
-            limit = joints[EFFORT_LIMIT, i]
-            value = effort_or_voltage[i]
-            value = value if value > -limit else -limit
-            value = value if value < limit else limit
-            value = motors[RESISTANCE, i] * value / motors[GAIN, i] \
+            value = motors[RESISTANCE, i] * voltage[i] / motors[GAIN, i] \
                 + motors[EMF, i] * zd[i]
+            # np.clip as numpy computes it (sim_step.saturate).
             limit = motors[VOLTAGE_LIMIT, i]
             value = value if value > -limit else -limit
             voltage[i] = value if value < limit else limit
@@ -359,13 +304,15 @@ def motor_fixed_step(table, work, joints, motors, method, integration,
         for i in range(n):
             voltage[i] = effort_or_voltage[i]
     if integration == EXPONENTIAL:
-        exponential_update(table, work, joints, motors, method, damped, t,
-                           dt, z, zd, current, voltage, stages, scratch,
-                           z_next, zd_next, current_next, coupling)
-    else:
-        coupled_update(table, work, joints, motors, method, damped, dt, z,
-                       zd, current, voltage, stages, scratch, z_next,
-                       zd_next, current_next, coupling)
+        exponential_ramp(table, work, joints, motors, damped, z, zd, current,
+                         voltage, stages, scratch, coupling)
+    motor_integrate(table, work, joints, motors, method, integration, damped,
+                    t, dt, z, zd, current, voltage, stages, scratch, z_next,
+                    zd_next, current_next, coupling)
+    if integration == EXPONENTIAL:
+        for i in range(n):   # CurrentOverStep at dt
+            current_next[i] = scratch[STEADY, i] + scratch[SLOPE, i] * dt \
+                + scratch[OFFSET, i] * motors[END_DECAY, i]
     for i in range(n):
         applied[i] = motors[GAIN, i] * current_next[i]
     if not (safe(current_next) and safe(z_next) and safe(zd_next)):

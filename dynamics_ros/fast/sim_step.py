@@ -408,6 +408,29 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
 
 
 @compiled
+def saturate(joints, effort, applied):
+    """
+    Write the effort clipped to the limits to ``applied``; False: not finite.
+
+    np.clip(effort, -limit, limit) (joint_effects.saturate_effort), as
+    numpy computes it: min(max(effort, -limit), limit) with
+    max(a, b) = a if a > b else b, min(a, b) = a if a < b else b.
+    """
+    # As Simulator._vector: one sum is finite exactly when every term is.
+    total = 0.0
+    for i in range(effort.shape[0]):
+        total += effort[i]
+    if not np.isfinite(total):
+        return False
+    for i in range(effort.shape[0]):
+        limit = joints[EFFORT_LIMIT, i]
+        value = effort[i]
+        value = value if value > -limit else -limit
+        applied[i] = value if value < limit else limit
+    return True
+
+
+@compiled
 def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
                   stages, applied, z_next, zd_next, coupling):
     """
@@ -425,20 +448,8 @@ def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
             and (coupling.shape[0] == 0 and n == m or coupling.shape[1] == m
                  and coupling.shape[0] == COUPLING_ROWS + m + 12 + n)):
         return BAD_SHAPES
-    # As Simulator._vector: one sum is finite exactly when every term is.
-    total = 0.0
-    for i in range(n):
-        total += effort[i]
-    if not np.isfinite(total):
+    if not saturate(joints, effort, applied):
         return BAD_EFFORT
-    for i in range(n):
-        # np.clip(effort, -limit, limit) (joint_effects.saturate_effort),
-        # as numpy computes it: min(max(effort, -limit), limit) with
-        # max(a, b) = a if a > b else b, min(a, b) = a if a < b else b.
-        limit = joints[EFFORT_LIMIT, i]
-        value = effort[i]
-        value = value if value > -limit else -limit
-        applied[i] = value if value < limit else limit
     if method == RK4:
         rk4(table, work, joints, damped, dt, z, zd, applied, stages, z_next,
             zd_next, coupling)
