@@ -43,8 +43,9 @@ import numpy as np
 from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
 from .sim_step import (BAD_EFFORT, BAD_SHAPES, CONSTRAIN, DIVERGED, DONE,
                        FRICTION, JOINT_ROWS, K1V, K2Q, K2V, K3Q, K3V, K4V,
-                       LOWER_LIMIT, RK4, saturate, stage_acceleration,
-                       STAGE_Q, STAGE_QD, STAGE_ROWS, UPPER_LIMIT)
+                       LOWER_LIMIT, RK4, rk4_sum, saturate,
+                       stage_acceleration, STAGE_Q, STAGE_QD, STAGE_ROWS,
+                       UPPER_LIMIT)
 
 # Rows of the motor table (``motor_table``), per joint.
 GAIN = 0            # n k_t: joint torque per ampere
@@ -231,13 +232,9 @@ def motor_integrate(table, work, joints, motors, method, integration,
         stage[i] = current[i] + dt * scratch[W3, i]
     motor_stage(table, work, joints, motors, integration, damped, voltage,
                 scratch, stages, K4V, W4, (t + dt) - t, coupling)
+    rk4_sum(dt, q, qd, stages, q_next, qd_next)
     sixth = dt / 6.0
     for i in range(n):
-        q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
-                                    + 2.0 * stages[K3Q, i] + QD[i])
-        qd_next[i] = qd[i] + sixth * (stages[K1V, i] + 2.0 * stages[K2V, i]
-                                      + 2.0 * stages[K3V, i]
-                                      + stages[K4V, i])
         current_next[i] = current[i] + sixth * (
             scratch[W1, i] + 2.0 * scratch[W2, i] + 2.0 * scratch[W3, i]
             + scratch[W4, i])

@@ -301,10 +301,22 @@ def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
         Q[i] = q[i] + dt * stages[K3Q, i]
     stage_acceleration(table, work, joints, damped, held, stages, K4V,
                        coupling)
+    rk4_sum(dt, q, qd, stages, q_next, qd_next)
+
+
+@compiled
+def rk4_sum(dt, q, qd, stages, q_next, qd_next):
+    """
+    Write rk4's end state from the four stages in ``stages``.
+
+    q + dt/6 (k1q + 2 k2q + 2 k3q + k4q), qd + dt/6 (k1v + ... + k4v),
+    summed as integrators.rk4 sums them (k4q in row STAGE_QD).
+    """
     sixth = dt / 6.0
-    for i in range(n):
+    for i in range(q.shape[0]):
         q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
-                                    + 2.0 * stages[K3Q, i] + QD[i])
+                                    + 2.0 * stages[K3Q, i]
+                                    + stages[STAGE_QD, i])
         qd_next[i] = qd[i] + sixth * (stages[K1V, i] + 2.0 * stages[K2V, i]
                                       + 2.0 * stages[K3V, i]
                                       + stages[K4V, i])

@@ -34,11 +34,10 @@ from dynamics_ros.dynamics.friction import JointFriction
 from dynamics_ros.model.actuators import load_actuators, \
     motors_from_mapping
 from dynamics_ros.resources import robot_urdf
-from dynamics_ros.sim.controllers import default_gains, JointCommands
 import numpy as np
 from oracle import example_arm_xml
 import pytest
-from sim_twins import assert_same_state, Spy
+from sim_twins import assert_same_state, run_commanded, Spy
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')
@@ -93,6 +92,14 @@ def assert_same_motors(compiled, python):
             field, np.max(np.abs(a - b)))
 
 
+def step_both(compiled, python, steps):
+    """Take ``steps`` steps of both at their inputs; compare each."""
+    for _ in range(steps):
+        for simulator in (compiled, python):
+            simulator.step()
+        assert_same_motors(compiled, python)
+
+
 def start_and_target(model):
     """Return a start pose inside the limits and a target 0.3 rad away."""
     q0 = 0.5 * (np.clip(model.lower_limit, -2.0, 2.0)
@@ -108,15 +115,8 @@ def test_panda_under_a_position_pid_steps_as_in_python_to_the_bit(
     model, motors = panda
     q0, target = start_and_target(model)
     compiled, python = twins(model, motors, integration, integrator, q0=q0)
-    controllers = [JointCommands(model, *default_gains(model, q0))
-                   for _ in range(2)]
-    for commands in controllers:
-        commands.command_position(target)
-    for _ in range(STEPS):
-        for simulator, commands in zip((compiled, python), controllers):
-            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
-                                    simulator.dt))
-        assert_same_motors(compiled, python)
+    run_commanded((compiled, python), model, q0, target, STEPS,
+                  assert_same_motors)
     statuses = compiled.compiled.statuses
     assert statuses == [compiled.compiled.kernel.DONE] * STEPS
     # The arm moved toward the target through its motors (a step that did
@@ -154,10 +154,7 @@ def test_steps_onto_a_limit_end_in_the_python_impulses(two_link,
     compiled, python = twins(model, motors, integration)
     for simulator in (compiled, python):
         simulator.set_voltage([100.0, 100.0])   # clipped to 48 V
-    for _ in range(STEPS):
-        for simulator in (compiled, python):
-            simulator.step()
-        assert_same_motors(compiled, python)
+    step_both(compiled, python, STEPS)
     kernel = compiled.compiled.kernel
     statuses = compiled.compiled.statuses
     assert len(statuses) == STEPS and kernel.DONE in statuses
@@ -175,16 +172,9 @@ def test_stiff_damping_and_dampers_are_finished_in_python(two_link):
                              implicit_damping=True)
     assert compiled.implicit
     gains, reference = np.array([5.0, 2.0]), np.array([0.2, -0.1])
-    controllers = [JointCommands(model, *default_gains(model, q0))
-                   for _ in range(2)]
-    for commands in controllers:
-        commands.command_position(target)
-    for k in range(STEPS):
-        for simulator, commands in zip((compiled, python), controllers):
-            effort = commands(simulator.t, simulator.q, simulator.qd,
-                              simulator.dt)
-            simulator.step(effort, (gains, reference) if k % 3 else None)
-        assert_same_motors(compiled, python)
+    run_commanded((compiled, python), model, q0, target, STEPS,
+                  assert_same_motors,
+                  lambda k: (gains, reference) if k % 3 else None)
     assert compiled.compiled.statuses == [
         compiled.compiled.kernel.DONE] * STEPS
 
@@ -199,26 +189,17 @@ def test_joint_friction_and_a_push_take_the_python_step(two_link):
     for simulator in (compiled, python):
         simulator.set_joint_friction(friction)
         simulator.set_voltage([10.0, -8.0])
-    for _ in range(100):
-        for simulator in (compiled, python):
-            simulator.step()
-        assert_same_motors(compiled, python)
+    step_both(compiled, python, 100)
     assert compiled.compiled.statuses == []
     for simulator in (compiled, python):
         simulator.set_joint_friction(None)
         simulator.set_external_wrench('tool0',
                                       [0.0, 0.0, 0.1, 1.0, 0.0, 0.0])
-    for _ in range(100):
-        for simulator in (compiled, python):
-            simulator.step()
-        assert_same_motors(compiled, python)
+    step_both(compiled, python, 100)
     assert compiled.compiled.statuses == []
     for simulator in (compiled, python):
         simulator.set_external_wrench()
-    for _ in range(100):
-        for simulator in (compiled, python):
-            simulator.step()
-        assert_same_motors(compiled, python)
+    step_both(compiled, python, 100)
     assert compiled.compiled.statuses == [
         compiled.compiled.kernel.DONE] * 100
 
