@@ -15,10 +15,12 @@
 """
 Twin simulators, compiled and Python, for the tests that compare them.
 
-A spy on the compiled step, and the exact comparison of their states
-(test_sim_compiled, test_sim_compiled_mimic).
+A spy on the compiled step, the exact comparison of their states, and a
+run of both under position PIDs (test_sim_compiled,
+test_sim_compiled_mimic, test_sim_compiled_motors).
 """
 
+from dynamics_ros.sim.controllers import default_gains, JointCommands
 import numpy as np
 
 
@@ -58,3 +60,24 @@ def assert_same_state(compiled, python):
         a, b = getattr(compiled, field), getattr(python, field)
         assert np.array_equal(a, b), '%s differs by %g' % (
             field, np.max(np.abs(a - b)))
+
+
+def run_commanded(simulators, model, q0, target, steps, check,
+                  damping=None):
+    """
+    Step each simulator under a position PID of its own toward ``target``.
+
+    The gains of ``default_gains(model, q0)``; ``check(*simulators)``
+    after every step; ``damping(k)``: the controller damper handed to
+    step k (None: none).
+    """
+    controllers = [JointCommands(model, *default_gains(model, q0))
+                   for _ in simulators]
+    for commands in controllers:
+        commands.command_position(target)
+    for k in range(steps):
+        for simulator, commands in zip(simulators, controllers):
+            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
+                                    simulator.dt),
+                           None if damping is None else damping(k))
+        check(*simulators)

@@ -43,10 +43,11 @@ def main():
     import importlib
     total = time.perf_counter()
     # Then every other kernel module; sim_step is the simulator's compiled
-    # integration step.
+    # integration step, motor_step that of a motor-driven arm (it calls
+    # sim_step's helpers).
     order = FIRST + tuple(sorted(
         set(KERNEL_MODULES + DERIVATIVE_MODULES) - set(FIRST))) + (
-        'sim_step',)
+        'sim_step', 'motor_step')
     for name in order:
         start = time.perf_counter()
         importlib.import_module('dynamics_ros.fast.' + name)

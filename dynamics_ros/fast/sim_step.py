@@ -301,10 +301,22 @@ def rk4(table, work, joints, damped, dt, q, qd, held, stages, q_next,
         Q[i] = q[i] + dt * stages[K3Q, i]
     stage_acceleration(table, work, joints, damped, held, stages, K4V,
                        coupling)
+    rk4_sum(dt, q, qd, stages, q_next, qd_next)
+
+
+@compiled
+def rk4_sum(dt, q, qd, stages, q_next, qd_next):
+    """
+    Write rk4's end state from the four stages in ``stages``.
+
+    q + dt/6 (k1q + 2 k2q + 2 k3q + k4q), qd + dt/6 (k1v + ... + k4v),
+    summed as integrators.rk4 sums them (k4q in row STAGE_QD).
+    """
     sixth = dt / 6.0
-    for i in range(n):
+    for i in range(q.shape[0]):
         q_next[i] = q[i] + sixth * (qd[i] + 2.0 * stages[K2Q, i]
-                                    + 2.0 * stages[K3Q, i] + QD[i])
+                                    + 2.0 * stages[K3Q, i]
+                                    + stages[STAGE_QD, i])
         qd_next[i] = qd[i] + sixth * (stages[K1V, i] + 2.0 * stages[K2V, i]
                                       + 2.0 * stages[K3V, i]
                                       + stages[K4V, i])
@@ -408,6 +420,29 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
 
 
 @compiled
+def saturate(joints, effort, applied):
+    """
+    Write the effort clipped to the limits to ``applied``; False: not finite.
+
+    np.clip(effort, -limit, limit) (joint_effects.saturate_effort), as
+    numpy computes it: min(max(effort, -limit), limit) with
+    max(a, b) = a if a > b else b, min(a, b) = a if a < b else b.
+    """
+    # As Simulator._vector: one sum is finite exactly when every term is.
+    total = 0.0
+    for i in range(effort.shape[0]):
+        total += effort[i]
+    if not np.isfinite(total):
+        return False
+    for i in range(effort.shape[0]):
+        limit = joints[EFFORT_LIMIT, i]
+        value = effort[i]
+        value = value if value > -limit else -limit
+        applied[i] = value if value < limit else limit
+    return True
+
+
+@compiled
 def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
                   stages, applied, z_next, zd_next, coupling):
     """
@@ -425,20 +460,8 @@ def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
             and (coupling.shape[0] == 0 and n == m or coupling.shape[1] == m
                  and coupling.shape[0] == COUPLING_ROWS + m + 12 + n)):
         return BAD_SHAPES
-    # As Simulator._vector: one sum is finite exactly when every term is.
-    total = 0.0
-    for i in range(n):
-        total += effort[i]
-    if not np.isfinite(total):
+    if not saturate(joints, effort, applied):
         return BAD_EFFORT
-    for i in range(n):
-        # np.clip(effort, -limit, limit) (joint_effects.saturate_effort),
-        # as numpy computes it: min(max(effort, -limit), limit) with
-        # max(a, b) = a if a > b else b, min(a, b) = a if a < b else b.
-        limit = joints[EFFORT_LIMIT, i]
-        value = effort[i]
-        value = value if value > -limit else -limit
-        applied[i] = value if value < limit else limit
     if method == RK4:
         rk4(table, work, joints, damped, dt, z, zd, applied, stages, z_next,
             zd_next, coupling)

@@ -21,8 +21,9 @@ ROS-free simulation of robot models.
   coordinates, state layout, accelerations and mass matrix, and which
   compiled step each has;
 - ``compiled_step``: the compiled fixed step of a rigid or mimic model
-  (kernel in ``dynamics_ros.fast.sim_step``), which ``Simulator.step``
-  tries first;
+  (kernel in ``dynamics_ros.fast.sim_step``) and of a motor-driven one
+  (``dynamics_ros.fast.motor_step``), which ``Simulator.step`` tries
+  first;
 - ``integrators``: ``rk4``, ``semi_implicit_euler``, ``Adaptive`` (solve_ivp);
 - ``joint_effects``: effort saturation, damping, Coulomb friction and joint
   limits as impulses, continuous-joint wrap;

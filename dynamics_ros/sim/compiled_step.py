@@ -13,20 +13,27 @@
 # limitations under the License.
 
 """
-The compiled fixed step of a rigid or mimic model (``fast.sim_step``).
+The compiled fixed step of a rigid, mimic or motor-driven model.
 
 ``Simulator.step`` with an effort held over the step spends most of its
 time in the overhead of a dozen small numpy operations around the four ABA
 calls of rk4; the compiled kernel does the same arithmetic in one call.  It
 is used for a RobotModel or a MimicModel (its tree stepped in independent
 coordinates through the ``coupling`` of fast/sim_step.py; not a
-FlexibleModel, nor one driven by motors) with ``rk4`` or
+FlexibleModel; one driven by motors has a kernel of its own, below) with
+``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
 (``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
 still end in the Python impulse code.  The kernel integrates the explicit
 part of the damping (``set_damping``) and, on the steps without
 impulses, the implicit solve of the stiff damping (simulator.py); where
 impulses act, the Python code solves for both together.
+
+A RobotModel driven by DC motors (sim/actuated.py) steps through
+``fast.motor_step`` (``CompiledMotorStep``): the winding currents with the
+joints, at voltages held over the step; its impulses, implicit damping and
+the currents of joints they stopped stay the Python step's
+(plants.MotorDrivenPlant).
 """
 
 import importlib
@@ -39,12 +46,22 @@ from .. import fast
 from ..fast.packing import packed
 
 KERNEL_MODULE = 'dynamics_ros.fast.sim_step'
+MOTOR_KERNEL_MODULE = 'dynamics_ros.fast.motor_step'
 
 
-def load_kernel():
+def floats(*arrays):
+    """Return True if every argument is a 1-D float ndarray (kernel input)."""
+    for array in arrays:
+        if not (array.__class__ is np.ndarray and array.dtype == float
+                and array.ndim == 1):
+            return False
+    return True
+
+
+def load_kernel(module=KERNEL_MODULE):
     """Return the kernel module, or None (with a warning) if it fails."""
     try:
-        return importlib.import_module(KERNEL_MODULE)
+        return importlib.import_module(module)
     except Exception as error:  # noqa: B902 (any numba or LLVM failure)
         warnings.warn('dynamics_ros: the compiled simulator step failed to '
                       'load (%s: %s); the simulator steps in Python'
@@ -177,6 +194,76 @@ def compiled_step(simulator):
 def mimic_compiled_step(simulator):
     """Return the CompiledStep of a mimic plant's Simulator, or None."""
     return compiled_step(simulator)
+
+
+class CompiledMotorStep(CompiledStep):
+    """
+    The smooth part of one step of a motor-driven arm, compiled.
+
+    ``fast.motor_step.motor_fixed_step``: (q, qd, current) over a step at
+    voltages held over it, given or made by the drive law from a held
+    effort (in the kernel), for the plant's motor integration ('exponential' or
+    'coupled'), with rk4 or semi-implicit Euler.  Calling it returns
+    ``(status, voltage, z, zd, current, applied)`` (statuses of
+    ``fast.sim_step``; ``applied``: the motor torque n k_t i at the end),
+    or None when a kernel cannot be loaded.  The motor constants
+    (``motor_step.motor_table``) are read on the first call, as the
+    reflected model is when the simulator is made, and again when dt
+    changes.
+    """
+
+    def __init__(self, model, motors, integration, integrator_name, damped,
+                 damping=None):
+        """Step ``model`` (the reflected arm) driven by ``motors``."""
+        super().__init__(model, integrator_name, damped, damping)
+        self.motors = motors
+        self.integration = integration
+        self.motor_kernel = None
+        self.motor_dt = None
+
+    def load(self):
+        """Load both kernels; return False if either cannot be."""
+        self.motor_kernel = load_kernel(MOTOR_KERNEL_MODULE)
+        if self.motor_kernel is None or not super().load():
+            return False
+        kernel = self.motor_kernel
+        self.integration_code = kernel.MOTOR_INTEGRATION_CODES[
+            self.integration]
+        self.scratch = kernel.motor_scratch(self.model)
+        return True
+
+    def __call__(self, z, zd, current, effort_or_voltage, drive, t, dt):
+        """
+        Integrate from (z, zd, current) over ``dt`` from ``t``.
+
+        ``drive``: ``effort_or_voltage`` is the held effort, turned into
+        voltages by the drive law (sim/actuated.py); else the voltages.
+        """
+        pack = self.ready()
+        if pack is None:
+            return None
+        if dt != self.motor_dt:
+            self.constants = self.motor_kernel.motor_table(self.motors, dt)
+            self.motor_dt = dt
+        n = self.model.nq
+        voltage, z_next, zd_next = np.empty(n), np.empty(n), np.empty(n)
+        current_next, applied = np.empty(n), np.empty(n)
+        status = self.motor_kernel.motor_fixed_step(
+            pack.table, pack.work, self.joints, self.constants, self.method,
+            self.integration_code, self.damped, drive, t, dt, z, zd,
+            current, effort_or_voltage, self.stages, self.scratch, voltage,
+            z_next, zd_next, current_next, applied, self.coupling)
+        return status, voltage, z_next, zd_next, current_next, applied
+
+
+def motor_compiled_step(simulator):
+    """Return the CompiledMotorStep of a motor plant's Simulator, or None."""
+    plant = simulator.plant
+    if not fast.ENABLED or simulator.integrator_name not in FIXED_STEP:
+        return None
+    return CompiledMotorStep(simulator.model, plant.motors,
+                             plant.integration, simulator.integrator_name,
+                             simulator.damped, simulator.explicit_damping)
 
 
 class CoupledForwardDynamics:

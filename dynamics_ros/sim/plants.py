@@ -40,8 +40,8 @@ import numpy as np
 
 from .actuated import (clip_voltage, CurrentOverStep, drive_voltage,
                        motor_rates, resolve_integration)
-from .compiled_step import (compiled_step, CoupledForwardDynamics,
-                            mimic_compiled_step)
+from .compiled_step import (compiled_step, CoupledForwardDynamics, floats,
+                            mimic_compiled_step, motor_compiled_step)
 from .joint_effects import saturate_effort, wrap_continuous
 from .. import fast
 from ..dynamics.aba import forward_dynamics
@@ -264,7 +264,13 @@ class MotorDrivenPlant(RigidPlant):
 
     ``model`` is the arm with its rotors reflected, ``arm_model`` the one
     given; the winding currents are a state of the simulator beside
-    (q, qd), stepped here (``motor_step``): every step is Python.
+    (q, qd), stepped here (``motor_step``).  With a fixed-step integrator
+    and the compiled path on, the smooth part of the step runs compiled
+    (compiled_step.CompiledMotorStep, fast/motor_step.py: the same
+    numbers), except on the steps with joint friction set on the
+    simulator or an external wrench.  The drive law runs in the kernel for
+    a held effort; for a control law (sampled at the step's start) or with
+    a controller damper it runs here, and the kernel takes the voltages.
     """
 
     def __init__(self, model, motors, integration, dt, limit):
@@ -280,8 +286,8 @@ class MotorDrivenPlant(RigidPlant):
         self.gain = motors.gear_ratio * motors.torque_constant
 
     def compiled_stepper(self, simulator):
-        """Return None: the motors' steps are Python."""
-        return None
+        """Return the compiled motor step, or None."""
+        return motor_compiled_step(simulator)
 
     def voltages(self, voltage):
         """Return checked voltages, clipped to the limits (ValueError)."""
@@ -300,10 +306,19 @@ class MotorDrivenPlant(RigidPlant):
         The drive (sim/actuated.py) turns the saturated effort at the
         step's start, plus a controller damper ``damping`` held over the
         step (the motors' torque lags: nothing is integrated implicitly),
-        into the voltages that give it in the steady state.
+        into the voltages that give it in the steady state.  A held effort
+        without a damper goes to the compiled step as it is (the drive law
+        is in the kernel).
         """
         voltage = simulator.voltage
         if voltage is None:
+            if damping is None and effort.__class__ is not np.ndarray \
+                    and not callable(effort):
+                effort = simulator.no_effort if effort is None else \
+                    simulator._vector(effort, 'effort')
+            if damping is None and floats(effort) and \
+                    self.compiled_step(simulator, effort, True):
+                return
             tau = simulator.effort_source(effort)(simulator.t, simulator.q,
                                                   simulator.qd)
             if damping is not None:
@@ -313,6 +328,41 @@ class MotorDrivenPlant(RigidPlant):
             voltage = drive_voltage(self.motors, tau, simulator.qd)
         self.motor_step(simulator, voltage)
 
+    def compiled_step(self, simulator, effort_or_voltage, drive):
+        """
+        Take the step with the compiled kernel; False: take it in Python.
+
+        ``drive``: ``effort_or_voltage`` is the held effort (a float
+        vector), else the voltages.  The steps where impulses act or the
+        damping is stiff are finished by the Python step's code
+        (``finish_step``); those the kernel refuses (a bad effort, a state
+        that diverged) are taken again in Python, which says what is
+        wrong.
+        """
+        s = simulator
+        if s.compiled is None or not fast.ENABLED or \
+                s.external_wrench is not None or \
+                s.joint_friction is not None:
+            return False
+        t = s.t
+        result = s.compiled(s.z, s.zd, s.current, effort_or_voltage, drive,
+                            t, s.dt)
+        if result is None:   # the kernel failed to load: Python from now
+            s.compiled = None
+            return False
+        status, voltage, z, zd, end_current, applied = result
+        kernel = s.compiled.kernel
+        if status == kernel.DONE and not s.implicit:
+            s.finish(t, z, zd, finite=True)
+            s.current = end_current
+            s.applied_voltage = voltage
+            s.applied_effort = applied
+            return True
+        if status in (kernel.DONE, kernel.CONSTRAIN):
+            self.finish_step(s, voltage, z, zd, end_current)
+            return True
+        return False
+
     def motor_step(self, simulator, voltage):
         """
         Advance (q, qd, current) by one step at ``voltage`` (held over it).
@@ -321,6 +371,8 @@ class MotorDrivenPlant(RigidPlant):
         stage, with the current exact over the step ('exponential') or
         integrated with it ('coupled'): sim/actuated.py.
         """
+        if self.compiled_step(simulator, voltage, False):
+            return
         s = simulator
         motors, gain = self.motors, self.gain
         push = None if s.external_wrench is None else s.external_torques()
@@ -362,10 +414,21 @@ class MotorDrivenPlant(RigidPlant):
                 acceleration, t, np.concatenate((s.z, np.zeros(n))),
                 np.concatenate((s.zd, s.current)), dt)
             z, zd, end_current = z[:n], zd[:n], zd[n:]
+        self.finish_step(s, voltage, z, zd, end_current)
+
+    def finish_step(self, simulator, voltage, z, zd, end_current):
+        """
+        End a step integrated to (z, zd, end_current) at ``voltage``.
+
+        The joint effects (implicit damping, friction and limit impulses)
+        and the currents of the joints they stopped; then the new state.
+        """
+        s = simulator
+        n = s.nq
         if not np.isfinite(end_current.sum()):
             raise FloatingPointError(
                 'simulation of %r diverged at t = %g s (currents %s)'
-                % (self.model.name, t, end_current))
+                % (self.model.name, s.t, end_current))
         moving = zd[:n] != 0.0
         z, zd = s.constrain(s.z, s.zd, z, zd)
         # A joint the impulses stopped (a limit, static friction) did not
@@ -374,13 +437,13 @@ class MotorDrivenPlant(RigidPlant):
         # (else a motor stalled on a stop would not reach V / R).
         stopped = moving & (zd[:n] == 0.0)
         if stopped.any():
-            realized = CurrentOverStep(motors, s.current, voltage, s.qd,
-                                       -s.qd / dt, dt)
-            end_current = np.where(stopped, realized(dt), end_current)
-        s.finish(t, z, zd)
+            realized = CurrentOverStep(self.motors, s.current, voltage, s.qd,
+                                       -s.qd / s.dt, s.dt)
+            end_current = np.where(stopped, realized(s.dt), end_current)
+        s.finish(s.t, z, zd)
         s.current = end_current
         s.applied_voltage = voltage
-        s.applied_effort = gain * end_current
+        s.applied_effort = self.gain * end_current
 
     def rates(self, inverse_inertia, dt, stability_limit):
         """Return {term: (dt * rate, joint index)} of the motors' terms."""

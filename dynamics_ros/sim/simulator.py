@@ -106,14 +106,19 @@ the plant is then the arm with its rotors reflected to the joints
 winding currents ``current`` are states beside (q, qd); the joint torque
 is n k_t i, and efforts reach the motors through an ideal voltage drive,
 or voltages are given directly (sim/actuated.py; the motor step is
-plants.MotorDrivenPlant's).  Those steps are all Python, like the
-FlexibleModel's (``compiled`` stays None).
+plants.MotorDrivenPlant's).  With ``rk4`` or ``semi_implicit_euler`` its
+smooth part runs compiled too (``compiled`` is then a
+compiled_step.CompiledMotorStep, kernel dynamics_ros.fast.motor_step: the
+same numbers), but for the steps with joint friction set or an external
+wrench; a FlexibleModel's steps are all Python (``compiled`` stays
+None).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from .compiled_step import floats
 from .integrators import integrator, POSITION_SHARE
 from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
@@ -127,15 +132,6 @@ from .step_checks import (INERTIA_SAMPLES,  # noqa: F401
 from .. import fast
 from ..dynamics.jacobians import link_jacobian
 from ..model.massless import refuse_massless
-
-
-def floats(*arrays):
-    """Return True if every argument is a 1-D float ndarray (kernel input)."""
-    for array in arrays:
-        if not (array.__class__ is np.ndarray and array.dtype == float
-                and array.ndim == 1):
-            return False
-    return True
 
 
 @dataclass
@@ -370,6 +366,9 @@ class Simulator(StepChecks):
         """
         if self.model.damping is not self.damping_source:
             self._split_damping()   # the model's damping was assigned
+        if self.motors is not None:   # compiled or not: the plant's step
+            self.plant.drive_step(self, effort, damping)
+            return
         push = None if self.external_wrench is None else \
             self.external_torques()
         friction = self.joint_friction
@@ -377,9 +376,6 @@ class Simulator(StepChecks):
                 self.compiled is not None and \
                 not callable(effort) and fast.ENABLED and \
                 self._compiled_step(effort, damping):
-            return
-        if self.motors is not None:
-            self.plant.drive_step(self, effort, damping)
             return
         if damping is not None:
             damping = self.controller_damping(damping)
@@ -442,7 +438,7 @@ class Simulator(StepChecks):
         compiled step where that runs (one call a step fewer).
         """
         if self.model.damping is self.damping_source and \
-                self.external_wrench is None and \
+                self.motors is None and self.external_wrench is None and \
                 self.joint_friction is None and self.compiled is not None \
                 and fast.ENABLED:
             gains, reference = (self.no_effort, self.no_effort) \

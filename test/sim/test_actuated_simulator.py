@@ -77,21 +77,26 @@ def panda():
     return model, motors_for(model)
 
 
+@pytest.mark.parametrize('compiled', [True, False])
 @pytest.mark.parametrize('dt', [1e-4, 1e-3, 1e-2])
-def test_locked_joint_current_is_the_analytic_first_order_response(dt):
+def test_locked_joint_current_is_the_analytic_first_order_response(
+        dt, compiled):
     """
     A locked joint (1e12 kg m^2) under a voltage step, exponential update.
 
     i(t) = V/R (1 - exp(-R t / L)) with R = 1.5 ohm, L = 2 mH (L/R =
     1.33 ms) to 1e-9 at every step, also at 10 ms, 7.5 times L/R (an
     explicit rk4 step of the winding is unstable from 2.785); the joint
-    torque reported is n k_t i.
+    torque reported is n k_t i.  The Python step and the compiled one
+    (fast/motor_step.py, where the compiled path is on).
     """
     model = single_joint(1e12)
     motors = one_motor()
     sim = dr.Simulator(model, dt=dt, actuators=motors,
                        motor_integration='exponential')
-    assert sim.compiled is None
+    assert (sim.compiled is not None) == dr.fast.ENABLED
+    if not compiled:
+        sim.compiled = None
     R, L = MOTOR['resistance'], MOTOR['inductance']
     for k in range(1, int(round(0.02 / dt)) + 1):
         sim.step_voltage([V_STEP])

@@ -35,7 +35,7 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from sim_twins import assert_same_state, Spy
+from sim_twins import assert_same_state, run_commanded, Spy
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')
@@ -77,15 +77,8 @@ def test_panda_with_hand_steps_as_in_python_to_the_bit(
     model = panda_with_hand
     q0, target = start_and_target(model)
     compiled, python = twins(model, integrator, q0)
-    controllers = [JointCommands(model, *default_gains(model, q0))
-                   for _ in range(2)]
-    for commands in controllers:
-        commands.command_position(target)
-    for _ in range(STEPS):
-        for simulator, commands in zip((compiled, python), controllers):
-            simulator.step(commands(simulator.t, simulator.q, simulator.qd,
-                                    simulator.dt))
-        assert_same_state(compiled, python)
+    run_commanded((compiled, python), model, q0, target, STEPS,
+                  assert_same_state)
     kernel = compiled.compiled.kernel
     assert len(compiled.compiled.statuses) == STEPS
     assert set(compiled.compiled.statuses) <= {kernel.DONE,
