@@ -348,6 +348,22 @@ def node_in_process(xml, steps):
         (loop_time - step_time - clock_time - state_time) * 1e6))
 
 
+def interrupted_output(node):
+    """Stop ``node`` as Ctrl-C does; return the lines it printed."""
+    # Its last line on SIGINT is the run's real-time factor.
+    node.process.send_signal(signal.SIGINT)
+    node.process.wait(30.0)
+    return node.output().splitlines()
+
+
+def logged_factor(output):
+    """Return (real-time factor, its line) of a simulator_node's output."""
+    lines = [line for line in output if 'real-time factor' in line]
+    if not lines:
+        raise RuntimeError('simulator_node logged no real-time factor')
+    return float(lines[-1].rsplit(' ', 1)[1]), lines[-1]
+
+
 def process_cpu(pid):
     """Return the CPU seconds (user + system) process ``pid`` used so far."""
     with open('/proc/%d/stat' % pid, encoding='ascii') as stat:
@@ -384,16 +400,12 @@ def node_alone(xml, model, seconds):
         time.sleep(seconds)
         share = (process_cpu(node.process.pid) - cpu0) / (
             time.perf_counter() - wall0)
-        node.process.send_signal(signal.SIGINT)
-        node.process.wait(30.0)
-        lines = [line for line in node.output().splitlines()
-                 if 'real-time factor' in line]
+        output = interrupted_output(node)
     finally:
         tester.close()
         node.stop()
-    if not lines:
-        raise RuntimeError('simulator_node logged no real-time factor')
-    return float(lines[-1].rsplit(' ', 1)[1]), lines[-1], share
+    factor, line = logged_factor(output)
+    return factor, line, share
 
 
 class LightSubscriber:
@@ -563,19 +575,13 @@ def hand_launch_run(seconds, trajectory=False):
         share = (process_cpu(node.process.pid) - cpu0) / (
             time.perf_counter() - wall0)
         last = np.array(states.messages[-1].position[:len(names)])
-        node.process.send_signal(signal.SIGINT)
-        node.process.wait(30.0)
-        lines = [line for line in node.output().splitlines()
-                 if 'real-time factor' in line]
-        loaded = [line for line in node.output().splitlines()
-                  if 'loaded model' in line]
+        output = interrupted_output(node)
     finally:
         tester.close()
         node.stop()
-    if not lines:
-        raise RuntimeError('simulator_node logged no real-time factor')
-    return (float(lines[-1].rsplit(' ', 1)[1]), lines[-1], share, names,
-            last, target, loaded[:1])
+    factor, line = logged_factor(output)
+    loaded = [text for text in output if 'loaded model' in text]
+    return factor, line, share, names, last, target, loaded[:1]
 
 
 def hand_launch(seconds):
