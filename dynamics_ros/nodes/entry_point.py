@@ -26,7 +26,11 @@ in a worker thread with a short timeout, and the main thread waits for the
 signal, then stops the executor, destroys the node (which stops any thread
 of its own, e.g. a ``DedicatedSubscription``) and only then shuts rclpy
 down.  So no KeyboardInterrupt lands inside a callback and no context is
-shut down under a thread still waiting on it.
+shut down under a thread still waiting on it.  Once rclpy is down, further
+SIGINT / SIGTERM (a second Ctrl-C, a launch escalating) are ignored: the
+interpreter's finalization resets Python-handled signals to their default
+action, and a signal then would kill a node that already stopped cleanly
+(exit status -2 instead of 0).  SIGKILL still ends it.
 """
 
 import signal
@@ -92,6 +96,8 @@ def run(node_class, args=None):
         node.destroy_node()
         executor.shutdown()
     rclpy.try_shutdown()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)   # finalization (docstring)
     for text in failure:
         sys.stderr.write(text)
     return 1 if failure else 0
