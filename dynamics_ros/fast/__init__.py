@@ -75,6 +75,30 @@ def enable(flag=True):
     return previous
 
 
+def load_kernels():
+    """
+    Load every kernel module now, from numba's cache; return how many.
+
+    A module otherwise loads on first use (0.1-0.4 s each): a node whose
+    first message loaded three of them held its executor for 1-3 s on a
+    loaded machine, long enough for its simulated clock to stand still and
+    fresh states to be refused as "ahead of the node clock".  Nothing is
+    loaded unless the cache is complete (``python -m dynamics_ros.fast``):
+    without it each kernel is compiled on first use, and only those used.
+    A module that fails to load switches the compiled path off (as on
+    first use) and the rest are not tried.
+    """
+    from .compiler import kernels_cached
+    if not ENABLED or not kernels_cached():
+        return 0
+    for count, name in enumerate(KERNEL_MODULES + DERIVATIVE_MODULES):
+        try:
+            __getattr__(name)
+        except Unavailable:
+            return count
+    return len(KERNEL_MODULES + DERIVATIVE_MODULES)
+
+
 def __getattr__(name):
     """Import (compile or load from cache) a kernel module on first use."""
     if name not in KERNEL_MODULES + DERIVATIVE_MODULES:

@@ -21,6 +21,10 @@ its constructor) is reported on stderr and exits with status 1 instead of a
 traceback; the reason is cut to ``MAX_REASON_CHARS`` (it may quote a
 parameter value).
 
+Before the node is created, the cached kernels are loaded
+(``fast.load_kernels``): no first message waits 1-3 s for them while the
+node's clock stands still.
+
 Shutdown is orderly: rclpy's own signal handling is off, the executor spins
 in a worker thread with a short timeout, and the main thread waits for the
 signal, then stops the executor, destroys the node (which stops any thread
@@ -77,6 +81,9 @@ def run(node_class, args=None):
             'compiling kernels (first start, about %d s, less for the '
             'kernels already cached; "python -m dynamics_ros.fast" compiles '
             'them all ahead of time, as make venv does)' % FIRST_START_SECONDS)
+    # Loaded before the node exists: its first message is answered as fast
+    # as the next (fast.load_kernels says what a lazy load cost).
+    fast.load_kernels()
     try:
         node = node_class()
     # ParameterException: a value of the wrong type on the command line or in
