@@ -33,6 +33,7 @@ numba, so later processes load it in milliseconds.
 
 import importlib
 import os
+import time
 import warnings
 
 try:
@@ -75,7 +76,7 @@ def enable(flag=True):
     return previous
 
 
-def load_kernels():
+def load_kernels(loaded=None):
     """
     Load every kernel module now, from numba's cache; return how many.
 
@@ -83,19 +84,25 @@ def load_kernels():
     first message loaded three of them held its executor for 1-3 s on a
     loaded machine, long enough for its simulated clock to stand still and
     fresh states to be refused as "ahead of the node clock".  Nothing is
-    loaded unless the cache is complete (``python -m dynamics_ros.fast``):
-    without it each kernel is compiled on first use, and only those used.
-    A module that fails to load switches the compiled path off (as on
-    first use) and the rest are not tried.
+    loaded unless the cache is marked complete (``python -m
+    dynamics_ros.fast``): without it each kernel is compiled on first use,
+    and only those used.  ``loaded(name, seconds)``, if given, is called
+    after each module: a module that takes seconds was compiled, not
+    loaded (the sources were touched after the cache was filled).  A
+    module that fails to load switches the compiled path off (as on first
+    use) and the rest are not tried.
     """
     from .compiler import kernels_cached
     if not ENABLED or not kernels_cached():
         return 0
     for count, name in enumerate(KERNEL_MODULES + DERIVATIVE_MODULES):
+        start = time.perf_counter()
         try:
             __getattr__(name)
         except Unavailable:
             return count
+        if loaded is not None:
+            loaded(name, time.perf_counter() - start)
     return len(KERNEL_MODULES + DERIVATIVE_MODULES)
 
 

@@ -54,6 +54,32 @@ from ..fast.compiler import FIRST_START_SECONDS, kernels_cached
 from ..reasons import cut, LOG_CHARS
 
 
+# A kernel module loads from the cache in well under a second; one that
+# takes this long was compiled (the cache was marked ready, then the
+# sources or numba's cache files changed).
+SLOW_LOAD_SECONDS = 5.0
+
+
+class SlowLoadWarning:
+    """Say once, while kernels load at start, that they are compiling."""
+
+    def __init__(self, logger):
+        """Warn through ``logger``."""
+        self.logger = logger
+        self.warned = False
+
+    def __call__(self, name, seconds):
+        """Warn on the first module that took SLOW_LOAD_SECONDS or more."""
+        if seconds >= SLOW_LOAD_SECONDS and not self.warned:
+            self.warned = True
+            self.logger.warning(
+                'kernel module %r took %.0f s to load: it was compiled, '
+                'numba\'s cache did not hold it although it was marked '
+                'ready (files touched since "python -m dynamics_ros.fast"? '
+                'run it again); the other kernels follow before the node '
+                'starts' % (name, seconds))
+
+
 def spin_until(executor, stop, failure):
     """Spin ``executor`` until ``stop`` is set; keep a callback's error."""
     try:
@@ -83,7 +109,7 @@ def run(node_class, args=None):
             'them all ahead of time, as make venv does)' % FIRST_START_SECONDS)
     # Loaded before the node exists: its first message is answered as fast
     # as the next (fast.load_kernels says what a lazy load cost).
-    fast.load_kernels()
+    fast.load_kernels(SlowLoadWarning(get_logger(node_class.__name__)))
     try:
         node = node_class()
     # ParameterException: a value of the wrong type on the command line or in
