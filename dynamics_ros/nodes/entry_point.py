@@ -74,7 +74,7 @@ class SlowLoadWarning:
             self.warned = True
             self.logger.warning(
                 'kernel module %r took %.0f s to load: it was compiled, '
-                'numba\'s cache did not hold it although it was marked '
+                "numba's cache did not hold it although it was marked "
                 'ready (files touched since "python -m dynamics_ros.fast"? '
                 'run it again); the other kernels follow before the node '
                 'starts' % (name, seconds))

@@ -85,7 +85,7 @@ def test_a_cache_marked_full_but_empty_is_said_to_compile(tmp_path,
         # machine) before the warning: an upper bound, the wait ends at it.
         output = node.wait_for_output('to load', COMPILE_TIMEOUT)
         assert re.search(r"kernel module 'aba' took \d+ s to load: it was "
-                         r"compiled", output), output
+                         r'compiled', output), output
         assert 'compiling kernels (first start' not in output
     finally:
         node.stop()
