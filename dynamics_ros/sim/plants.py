@@ -40,7 +40,7 @@ import numpy as np
 
 from .actuated import (clip_voltage, CurrentOverStep, drive_voltage,
                        motor_rates, resolve_integration)
-from .compiled_step import (compiled_step, CoupledForwardDynamics, floats,
+from .compiled_step import (compiled_step, CoupledForwardDynamics,
                             mimic_compiled_step, motor_compiled_step)
 from .joint_effects import saturate_effort, wrap_continuous
 from .. import fast
@@ -311,14 +311,14 @@ class MotorDrivenPlant(RigidPlant):
         is in the kernel).
         """
         voltage = simulator.voltage
+        compiled = True
         if voltage is None:
-            if damping is None and effort.__class__ is not np.ndarray \
-                    and not callable(effort):
-                effort = simulator.no_effort if effort is None else \
-                    simulator._vector(effort, 'effort')
-            if damping is None and floats(effort) and \
-                    self.compiled_step(simulator, effort, True):
-                return
+            if damping is None and not callable(effort):
+                effort = simulator.held_effort(effort)
+                if self.compiled_step(simulator, effort, True):
+                    return
+                # Refused or not taken: the voltage step would be too.
+                compiled = False
             tau = simulator.effort_source(effort)(simulator.t, simulator.q,
                                                   simulator.qd)
             if damping is not None:
@@ -326,7 +326,7 @@ class MotorDrivenPlant(RigidPlant):
                 tau = saturate_effort(self.model, tau + gains * (
                     reference - simulator.qd))
             voltage = drive_voltage(self.motors, tau, simulator.qd)
-        self.motor_step(simulator, voltage)
+        self.motor_step(simulator, voltage, compiled)
 
     def compiled_step(self, simulator, effort_or_voltage, drive):
         """
@@ -363,15 +363,16 @@ class MotorDrivenPlant(RigidPlant):
             return True
         return False
 
-    def motor_step(self, simulator, voltage):
+    def motor_step(self, simulator, voltage, compiled=True):
         """
         Advance (q, qd, current) by one step at ``voltage`` (held over it).
 
         The mechanical integrator sees the joint torque n k_t i at each
         stage, with the current exact over the step ('exponential') or
-        integrated with it ('coupled'): sim/actuated.py.
+        integrated with it ('coupled'): sim/actuated.py.  ``compiled``:
+        False when the compiled step was already tried for this step.
         """
-        if self.compiled_step(simulator, voltage, False):
+        if compiled and self.compiled_step(simulator, voltage, False):
             return
         s = simulator
         motors, gain = self.motors, self.gain

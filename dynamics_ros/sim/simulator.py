@@ -502,6 +502,18 @@ class Simulator(StepChecks):
         return (self._vector(gains, 'damper gains'),
                 self._vector(reference, 'damper reference velocities'))
 
+    def held_effort(self, effort):
+        """
+        Return a held ``effort`` (None: zero) as a kernel takes it.
+
+        A 1-D float array as it is (a kernel refuses it if not finite, and
+        the Python step then says why); anything else checked and converted
+        (``_vector``: its error at once).
+        """
+        if effort is None:
+            return self.no_effort
+        return effort if floats(effort) else self._vector(effort, 'effort')
+
     def _compiled_step(self, effort, damping=None):
         """
         Take the step with the compiled kernel; False: take it in Python.
@@ -511,9 +523,7 @@ class Simulator(StepChecks):
         where friction or a limit acts, the wrap of continuous joints and
         the errors are the Python step's.
         """
-        held = self.no_effort if effort is None else effort
-        if not floats(held):
-            held = self._vector(effort, 'effort')
+        held = self.held_effort(effort)
         if damping is not None:
             gains, reference = damping
             if not floats(gains, reference):

@@ -222,12 +222,14 @@ def test_a_bad_effort_is_refused_as_by_the_python_step(two_link):
     assert_same_motors(compiled, python)
 
 
-def test_a_diverging_motor_fails_at_the_same_step_with_the_same_error():
-    # A free rotor braked by its back EMF, explicit in the exponential
-    # update, at 2.5 times that damper's rate (stable up to 2): the speed
-    # grows 1.6 times a step until it overflows.  The kernel hands the
-    # steps whose state nears the overflow to the Python step, which
-    # raises; both simulators stop at the same step with the same message.
+def diverging_rotor_twins():
+    """
+    Return twins of a free rotor braked by its back EMF, set to diverge.
+
+    The brake is explicit in the exponential update, here at 2.5 times its
+    rate (stable up to 2): the speed grows 1.6 times a step until it
+    overflows.
+    """
     model = single_joint(0.0)
     motors = motors_from_mapping({'joint': dict(
         MOTOR, gear_ratio=50.0, inductance=1e-6)}, ['joint'])
@@ -235,20 +237,50 @@ def test_a_diverging_motor_fails_at_the_same_step_with_the_same_error():
         MOTOR['resistance'] * MOTOR['rotor_inertia'])
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # check_step's, on purpose
-        compiled, python = twins(model, motors, 'exponential', qd0=[1.0],
-                                 dt=2.5 / rate)
+        return twins(model, motors, 'exponential', qd0=[1.0],
+                     dt=2.5 / rate)
+
+
+def failures_of(simulators, step):
+    """Return (steps taken, error) of each simulator until ``step`` raises."""
     failures = []
-    for simulator in (compiled, python):
+    for simulator in simulators:
         with np.errstate(all='ignore'), \
                 pytest.raises(FloatingPointError) as error:
             for _ in range(5000):
-                simulator.step_voltage([0.0])
+                step(simulator)
         failures.append((simulator.steps, str(error.value)))
+    return failures
+
+
+def test_a_diverging_motor_fails_at_the_same_step_with_the_same_error():
+    # The kernel hands the steps whose state nears the overflow to the
+    # Python step, which raises; both simulators stop at the same step
+    # with the same message.
+    compiled, python = diverging_rotor_twins()
+    failures = failures_of((compiled, python),
+                           lambda simulator: simulator.step_voltage([0.0]))
     assert failures[0] == failures[1]
     assert 'diverged' in failures[0][1] and failures[0][0] > 1000
     kernel = compiled.compiled.kernel
     statuses = compiled.compiled.statuses
     assert statuses[0] == kernel.DONE and statuses[-1] == kernel.DIVERGED
+
+
+def test_a_held_effort_that_diverges_calls_the_kernel_once_a_step():
+    # The same rotor, driven by the drive law from a held effort: the
+    # kernel refuses the steps near the overflow (DIVERGED, some 30 of
+    # them) and the Python step takes them.  It must not try the kernel a
+    # second time on the drive law's voltages (it was called twice on each
+    # such step: 2541 calls for 2510 steps).
+    compiled, python = diverging_rotor_twins()
+    failures = failures_of((compiled, python),
+                           lambda simulator: simulator.step(np.array([0.0])))
+    assert failures[0] == failures[1]
+    statuses = compiled.compiled.statuses
+    kernel = compiled.compiled.kernel
+    assert statuses.count(kernel.DIVERGED) > 1   # Python took several
+    assert len(statuses) == failures[0][0] + 1   # the failing step's too
 
 
 def test_a_control_law_drives_the_kernel_through_its_voltages(two_link):
