@@ -26,7 +26,17 @@ Arguments (``--show-args`` describes each): ``urdf`` (default: the shipped
 PUMA 560; a .xacro is expanded with ``xacro_args``, e.g.
 ``xacro_args:='name:=ur ur_type:=ur5e'``), ``root_link``, ``tip_link`` and
 ``joints`` (cut a gripper away or keep it), ``publish_rate``,
-``use_sim_time``, ``namespace``, ``mode``, ``payload_estimation``.
+``use_sim_time``, ``namespace``, ``mode``, ``payload_estimation``,
+``lockstep``, ``real_time_factor``.
+
+With ``lockstep:=true`` the simulator steps in lockstep with the three
+nodes that answer its joint states (doc/theory/lockstep.md): it waits for
+inverse_dynamics_node's ``feedforward`` (whose efforts it applies: the
+``effort_commands`` remapping is then not made), external_torque_node's
+``external_torques`` and linearization_node's
+``state_space/operating_point`` before each step after a published state,
+so a run repeats to the bit on any machine; ``real_time_factor:=0`` then
+runs it as fast as the round trips allow.
 
 With ``payload_estimation:=true`` the payload loop runs too:
 payload_estimation_node estimates what the arm holds when its
@@ -43,6 +53,10 @@ from launch.substitutions import Command, FindExecutable, \
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
+
+# The answer topics of the peers in lockstep; the first gives the efforts.
+LOCKSTEP_PEERS = ('feedforward', 'external_torques',
+                  'state_space/operating_point')
 
 
 def robot_state_publisher(context, *args, **kwargs):
@@ -91,9 +105,21 @@ def nodes(context, *args, **kwargs):
     common = dict(model_parameters(context),
                   use_sim_time=LaunchConfiguration('use_sim_time'))
     simulator = {}
-    rate = context.perform_substitution(LaunchConfiguration('publish_rate'))
-    if rate:
-        simulator['publish_rate'] = float(rate)
+    for name in ('publish_rate', 'real_time_factor'):
+        value = context.perform_substitution(LaunchConfiguration(name))
+        if value:
+            simulator[name] = float(value)
+    lockstep = context.perform_substitution(
+        LaunchConfiguration('lockstep')).lower() == 'true'
+    peer = {'lockstep': lockstep}
+    # Without lockstep the efforts reach the simulator as a ros2_control
+    # effort controller's commands; in lockstep by the stamped answers.
+    efforts = [] if lockstep else [
+        ('effort_commands', 'effort_controller/commands')]
+    if lockstep:
+        simulator.update(
+            lockstep=True, lockstep_peers=list(LOCKSTEP_PEERS),
+            lockstep_effort_peer=LOCKSTEP_PEERS[0])
 
     def config(name):
         return PathJoinSubstitution([share, 'config', name])
@@ -113,16 +139,17 @@ def nodes(context, *args, **kwargs):
         Node(package='dynamics_ros', executable='inverse_dynamics_node',
              namespace=namespace, output='screen',
              parameters=[config('inverse_dynamics.yaml'), common,
-                         {'mode': LaunchConfiguration('mode')}, follow],
-             remappings=[('effort_commands', 'effort_controller/commands')]),
+                         {'mode': LaunchConfiguration('mode')}, follow,
+                         peer],
+             remappings=efforts),
         Node(package='dynamics_ros', executable='linearization_node',
              namespace=namespace, output='screen',
-             parameters=[config('linearization.yaml'), common],
-             remappings=[('effort_commands', 'effort_controller/commands')]),
+             parameters=[config('linearization.yaml'), common, peer],
+             remappings=efforts),
         Node(package='dynamics_ros', executable='external_torque_node',
              namespace=namespace, output='screen',
              parameters=[config('external_torque_node.yaml'), common,
-                         follow]),
+                         follow, peer]),
     ] + estimation
 
 
@@ -156,6 +183,15 @@ def generate_launch_description():
             'publish_rate', default_value='',
             description="simulator joint_states rate in Hz ('' = "
                         'config/simulator.yaml)'),
+        DeclareLaunchArgument(
+            'real_time_factor', default_value='',
+            description="simulated / wall time, 0 = as fast as possible ('' "
+                        '= config/simulator.yaml)'),
+        DeclareLaunchArgument(
+            'lockstep', default_value='false',
+            description='true: the simulator steps in lockstep with '
+                        'inverse_dynamics_node, external_torque_node and '
+                        'linearization_node (a run repeats to the bit)'),
         DeclareLaunchArgument(
             'use_sim_time', default_value='true',
             description='run every node on the simulator /clock'),

@@ -89,6 +89,7 @@ class ReferenceSampler:
                  max_forward=JUMP_BOUND):
         self.trajectory = None
         self.held = None
+        self.scheduled = None
         self.watch(max_step, jump_policy, max_forward)
 
     def watch(self, max_step, jump_policy, max_forward=JUMP_BOUND):
@@ -104,11 +105,36 @@ class ReferenceSampler:
         """Forget the trajectory, the hold and the time stream."""
         self.trajectory = None
         self.held = None
+        self.scheduled = None
         if self.detector is not None:
             self.detector.reset()
 
     def follow(self, trajectory):
         """Make ``trajectory`` (control.trajectory.Trajectory) the reference."""
+        self.trajectory = trajectory
+
+    def follow_at_start(self, trajectory):
+        """
+        Make ``trajectory`` the reference from its start time on.
+
+        Until the first state at or after ``trajectory.start_time`` the
+        reference in force stays; from that state on the trajectory is
+        followed from it (``take_scheduled``).  So when it takes over
+        depends on the states' times only, not on when it arrived: what a
+        controller in lockstep with a simulator needs to repeat a run to
+        the bit.
+        """
+        self.scheduled = trajectory
+
+    def take_scheduled(self, t, q, qd):
+        """Follow the scheduled trajectory if state (t, q, qd) is at its start."""
+        trajectory = self.scheduled
+        if trajectory is None or t < trajectory.start_time:
+            return
+        self.scheduled = None
+        trajectory.initial = (np.array(q, dtype=float),
+                              np.array(qd, dtype=float))
+        trajectory.received_time = t
         self.trajectory = trajectory
 
     def hold_position(self, q):

@@ -41,11 +41,11 @@ from .conversions import BadInput, joint_state_message
 from .entry_point import entry_point
 from .external_torque_parameters import PARAMETERS
 from .friction_input import load_friction
-from .joint_state_input import JointStateInput, node_seconds
+from .joint_state_input import JointStateInput, node_seconds, state_qos
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
 from .payload_input import follow_payload_topic
-from .qos import DESCRIPTION_QOS, STATE_QOS
+from .qos import DESCRIPTION_QOS
 from .throttled_warnings import node_warnings
 from ..estimation.collision import (CollisionDetector, DEFAULT_HYSTERESIS,
                                     DEFAULT_THRESHOLD)
@@ -92,7 +92,7 @@ class ExternalTorqueNode(Node):
         self.subscription = self.create_subscription(
             JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
-            STATE_QOS)
+            state_qos(self))
         # With follow_payload, an estimated payload joins the model: what
         # the arm holds is no longer an external torque.
         self.payload_subscription = follow_payload_topic(
@@ -117,7 +117,8 @@ class ExternalTorqueNode(Node):
         # The momentum needs measured velocities: none are estimated.
         self.input = JointStateInput(
             self.model, self.seconds,
-            self.get_parameter('max_state_age').value, 'refuse')
+            self.get_parameter('max_state_age').value, 'refuse',
+            self.get_parameter('lockstep').value)
 
     def per_joint(self, name):
         """Return parameter ``name`` (1 or n values, joints order), model order."""

@@ -15,7 +15,7 @@
 """external_torque_node's parameters (doc/nodes/external_torque_node.md)."""
 
 from .friction_input import friction_file_reason
-from .joint_state_input import state_input_specs
+from .joint_state_input import lockstep_spec, state_input_specs
 from .parameters import ParameterTable, Spec
 from ..estimation.collision import (check_hysteresis, check_thresholds,
                                     DEFAULT_HYSTERESIS, DEFAULT_THRESHOLD)
@@ -107,4 +107,5 @@ PARAMETERS = ParameterTable([
          'parameters, so a held object is no external torque; its frame '
          'must be the tip link'),
 ] + state_input_specs('velocities must be measured (the momentum needs '
-                      'them)', velocities=False))
+                      'them)', velocities=False) + [
+    lockstep_spec('external_torques')])

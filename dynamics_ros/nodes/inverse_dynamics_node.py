@@ -41,11 +41,11 @@ from .effort_saturation import EffortSaturation, finite
 from .entry_point import entry_point
 from .friction_input import load_friction
 from .inverse_dynamics_parameters import PARAMETERS
-from .joint_state_input import JointStateInput, node_seconds
+from .joint_state_input import JointStateInput, node_seconds, state_qos
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import per_joint_values, publishers
 from .payload_input import follow_payload_topic
-from .qos import COMMAND_QOS, PUBLISH_QOS, STATE_QOS
+from .qos import COMMAND_QOS, PUBLISH_QOS
 from .serialized_message import serialized_effort_state, serialized_vector
 from .throttled_warnings import node_warnings
 from .trajectory_conversions import trajectory_arrays
@@ -98,7 +98,7 @@ class InverseDynamicsNode(Node):
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
-            STATE_QOS, raw=True)
+            state_qos(self), raw=True)
         self.payload_subscription = follow_payload_topic(
             self, self.warnings, lambda: self.model)
         self.trajectory_subscriptions = [
@@ -129,7 +129,8 @@ class InverseDynamicsNode(Node):
         age = self.get_parameter('max_state_age').value
         self.input = JointStateInput(
             self.model, self.seconds, age,
-            self.get_parameter('missing_velocity').value)
+            self.get_parameter('missing_velocity').value,
+            self.get_parameter('lockstep').value)
         self.sampler.watch(age, self.get_parameter('jump_policy').value)
 
     def friction(self):
@@ -243,6 +244,7 @@ class InverseDynamicsNode(Node):
     def answer(self, stamp, time, state):
         """Compute and publish the torques for a joint state (lock held)."""
         self.last_state = (state.position, state.velocity)
+        self.sampler.take_scheduled(time, state.position, state.velocity)
         try:
             efforts = self.efforts(time, state.position, state.velocity)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
@@ -340,6 +342,11 @@ class InverseDynamicsNode(Node):
             if self.model is not model:
                 self.warnings.ignored('joint_trajectory',
                                       'the model changed while reading it')
+                return
+            if self.get_parameter('lockstep').value and \
+                    trajectory.start_time > now:
+                # From the state at its start: the same run every time.
+                self.sampler.follow_at_start(trajectory)
                 return
             if self.last_state is not None:
                 # Like JTC: from the state at receipt to the first waypoint.

@@ -15,7 +15,8 @@
 """inverse_dynamics_node's parameters (doc/nodes/inverse_dynamics_node.md)."""
 
 from .friction_input import friction_file_reason
-from .joint_state_input import STATE_INPUT, state_input_specs
+from .joint_state_input import lockstep_spec, STATE_INPUT, \
+    state_input_specs
 from .parameters import ParameterTable, Spec
 from ..control.reference_sampler import JUMP_POLICIES
 from ..control.retime import TRAJECTORY_MODES
@@ -95,4 +96,7 @@ PARAMETERS = ParameterTable([
          'current position; re-anchor: resume the trajectory where it '
          'was' % JUMP_BOUND, choices=JUMP_POLICIES, rebuilds=STATE_INPUT),
 ] + state_input_specs('the reference pauses over a gap in the states '
-                      'longer than this'))
+                      'longer than this') + [lockstep_spec(
+                          'feedforward; a trajectory on joint_trajectory '
+                          'stamped ahead of the states then takes over at '
+                          'the first state at or after its stamp')])

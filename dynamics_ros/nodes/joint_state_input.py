@@ -40,6 +40,7 @@ from sensor_msgs.msg import JointState
 from .conversions import BadInput, JointStateReader
 from .joint_state_cdr import JointStateCdrReader
 from .parameters import Spec
+from .qos import LOCKSTEP_QOS, STATE_QOS
 from ..streams.clock_jumps import (DEFAULT_MAX_STATE_AGE, MAX_STATE_AGE,
                                    stamp_problem)
 from ..streams.joint_state_merger import (JointStateMerger, MergeProblem,
@@ -74,6 +75,23 @@ def state_input_specs(effect, velocities=True):
     return specs
 
 
+def lockstep_spec(answer):
+    """Return the Spec of ``lockstep`` for a node that answers on ``answer``."""
+    return Spec(
+        'lockstep', 'bool', False,
+        'answer every joint state of a simulator_node in lockstep (its '
+        'lockstep_peers names %s): joint_states read reliably, none '
+        'dropped, and a state stamped ahead of the node clock is used (the '
+        "simulator's /clock for it may come just after it); "
+        'doc/theory/lockstep.md' % answer, read_only=True)
+
+
+def state_qos(node):
+    """Return the QoS of ``node``'s joint_states input (lockstep or not)."""
+    return LOCKSTEP_QOS if node.get_parameter('lockstep').value \
+        else STATE_QOS
+
+
 NO_CLOCK = ('the node clock reads 0 s: use_sim_time is true and no /clock '
             'message has come yet (states are used from the first one on)')
 
@@ -97,9 +115,17 @@ class JointStateInput:
     gives no velocity for.
     """
 
-    def __init__(self, model, now, max_state_age, velocities='estimate'):
-        """Read ``model.joint_names``; ``now`` is the node's clock."""
+    def __init__(self, model, now, max_state_age, velocities='estimate',
+                 lockstep=False):
+        """
+        Read ``model.joint_names``; ``now`` is the node's clock.
+
+        ``lockstep``: the states come from a simulator in lockstep, whose
+        stamps are its time: one ahead of the node clock (its /clock not
+        heard yet, or none at all yet) is taken as now, not refused.
+        """
         self.now = now
+        self.lockstep = lockstep
         self.max_state_age = float(max_state_age)
         whole = self.max_state_age <= 0.0
         self.reader = JointStateReader(model.joint_names, True, whole)
@@ -134,6 +160,8 @@ class JointStateInput:
             sec, nanosec = divmod(int(round(now * 1e9)), 1000000000)
         else:
             t = sec + 1e-9 * nanosec
+            if self.lockstep and t > now:
+                now = t
             problem = stamp_problem(t, now, self.max_state_age)
             if problem is not None:
                 if now == 0.0:

@@ -36,11 +36,11 @@ from .conversions import (BadInput, joint_state_message, matrix_message,
 from .dedicated_subscription import DedicatedSubscription
 from .entry_point import entry_point
 from .friction_input import load_friction
-from .joint_state_input import JointStateInput, node_seconds
+from .joint_state_input import JointStateInput, node_seconds, state_qos
 from .linearization_parameters import PARAMETERS
 from .model_source import model_index, ModelSource, NO_MODEL
 from .parameters import publishers
-from .qos import COMMAND_QOS, STATE_QOS
+from .qos import COMMAND_QOS
 from .throttled_warnings import node_warnings
 from ..dynamics.bias import gravity_torques
 from ..dynamics.linearize import linearize, linearize_with_friction
@@ -82,14 +82,18 @@ class LinearizationNode(Node):
         self.state_subscription = DedicatedSubscription(
             self, JointState, 'joint_states',
             self.warnings.dropping('joint_states', self.on_joint_state),
-            STATE_QOS)
+            state_qos(self))
         self.create_subscription(
             Float64MultiArray, 'effort_commands',
             self.warnings.dropping('effort_commands', self.on_command),
             COMMAND_QOS)
+        # In lockstep every state is answered on arrival instead.
+        self.lockstep = self.get_parameter('lockstep').value
         self.timer = self.create_timer(
             1e-9 * timer_period_ns(self.get_parameter('rate').value),
             self.on_timer)
+        if self.lockstep:
+            self.timer.cancel()
 
     def on_set_parameters(self, parameters):
         """Reject an invalid rate / discrete_dt with the reason."""
@@ -98,7 +102,7 @@ class LinearizationNode(Node):
     def apply_parameters(self, parameters):
         """Apply a new rate at once (discrete_dt is read every period)."""
         for parameter in parameters:
-            if parameter.name == 'rate':
+            if parameter.name == 'rate' and not self.lockstep:
                 self.timer.timer_period_ns = timer_period_ns(parameter.value)
                 self.timer.reset()
         if any(p.name in ('max_state_age', 'missing_velocity')
@@ -122,7 +126,7 @@ class LinearizationNode(Node):
         self.input = JointStateInput(
             self.model, self.seconds,
             self.get_parameter('max_state_age').value,
-            self.get_parameter('missing_velocity').value)
+            self.get_parameter('missing_velocity').value, self.lockstep)
 
     def on_model(self, model, joint_names):
         """Use a new model; forget inputs read for another joint set."""
@@ -154,6 +158,14 @@ class LinearizationNode(Node):
             stamp, t, state = self.input.message(msg)
             self.state = (state.position.copy(), state.velocity.copy(),
                           Time(sec=stamp[0], nanosec=stamp[1]), t)
+            if not self.lockstep:
+                return
+            # The effort the simulator applied up to this state: what the
+            # answer depends on is the state alone, not which effort
+            # command happened to arrive first.
+            tau = None if state.effort is None else \
+                np.array(state.effort, dtype=float)
+        self.publish_linearization(tau)
 
     def on_command(self, msg):
         """Keep the last valid effort command (joints order -> model)."""
@@ -167,10 +179,16 @@ class LinearizationNode(Node):
 
     def on_timer(self):
         """Linearize about the operating point and publish."""
+        self.publish_linearization()
+
+    def publish_linearization(self, effort=None):
+        """Linearize about the latest state (and ``effort``, else the command)."""
         with self.lock:
             model, state, tau = self.model, self.state, self.command
             index, joint_names = self.index, self.joint_names
             friction = self.friction
+        if effort is not None:
+            tau = effort
         if model is None or state is None:
             return
         q, qd, stamp, t = state

@@ -15,7 +15,7 @@
 """linearization_node's parameters (doc/nodes/linearization_node.md)."""
 
 from .friction_input import friction_file_reason
-from .joint_state_input import state_input_specs
+from .joint_state_input import lockstep_spec, state_input_specs
 from .parameters import ParameterTable, Spec
 
 MIN_RATE = 1e-3  # Hz: one model every 1000 s
@@ -34,4 +34,8 @@ PARAMETERS = ParameterTable([
          'the model is linearized at the torque left after friction and A '
          "gets its slope (viscous and smoothed Coulomb); '' = none",
          check=friction_file_reason, rebuilds='friction model'),
-] + state_input_specs('no model is published about an older state'))
+] + state_input_specs('no model is published about an older state') + [
+    lockstep_spec('state_space/operating_point; A, B and the operating '
+                  'point are then published for every state, at its stamp, '
+                  'about the effort the state carries (the one the '
+                  'simulator applied), not at rate')])

@@ -22,6 +22,10 @@ QoS profiles of dynamics_ros topics (see docs ros2-conventions.md, QoS rules).
   which serves reliable and best-effort subscribers;
 - ``COMMAND_QOS``: subscriptions to commands and trajectories (reliable,
   depth 10, like ros2_control's SystemDefaultsQoS);
+- ``LOCKSTEP_QOS``: joint states and their answers in lockstep (reliable,
+  depth 100): a simulator in lockstep waits for every answer, so none may
+  be lost; it has at most one state outstanding, so depth never binds
+  while the peers keep up;
 - ``DESCRIPTION_QOS``: the ``robot_description`` topic (reliable,
   transient-local, depth 1: the latched URDF robot_state_publisher sends).
 """
@@ -36,6 +40,10 @@ PUBLISH_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
                          durability=DurabilityPolicy.VOLATILE)
 
 COMMAND_QOS = PUBLISH_QOS
+
+LOCKSTEP_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                          reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.VOLATILE)
 
 DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                              reliability=ReliabilityPolicy.RELIABLE,

@@ -101,7 +101,10 @@ class SimulatorInputs:
         if not np.all(np.isfinite(wrench)):
             raise BadInput('WrenchStamped has non-finite values (%s)' %
                            quote(wrench))
-        self.pending.append(ExternalWrench(link, wrench, simulation.model))
+        stamp = msg.header.stamp
+        self.pending.append(self.at_stamp(
+            stamp.sec + 1e-9 * stamp.nanosec,
+            ExternalWrench(link, wrench, simulation.model)))
 
     def on_trajectory(self, data):
         """
@@ -148,8 +151,10 @@ class SimulatorInputs:
         trajectory = trajectory_arrays(arrays, model.joint_names,
                                        simulation.simulator.t)
         efforts = trajectory_efforts(arrays, model.joint_names)
-        self.pending.append(FollowTrajectory(trajectory, efforts,
-                                             simulation.model))
+        self.pending.append(self.at_stamp(trajectory.start_time,
+                                          FollowTrajectory(
+                                              trajectory, efforts,
+                                              simulation.model)))
 
     def on_reset(self, request, response):
         """Reset to the initial state once the loop has applied it."""

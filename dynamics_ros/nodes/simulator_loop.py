@@ -44,12 +44,22 @@ class SimulatorLoop:
     """The simulation thread of SimulatorNode (a mixin)."""
 
     def advance(self):
-        """Apply queued inputs, take one step, publish what is due."""
+        """
+        Apply queued inputs, take one step, publish what is due.
+
+        In lockstep the answers to the state last published come first
+        (``SimulatorLockstep.lockstep_answers``), then the inputs that
+        arrived meanwhile, in their order, and those scheduled for now.
+        """
+        if self.lockstep is not None:
+            self.lockstep_answers()
         pending = self.pending
         while pending:
             # Any input ends the wait after a divergence.
             self.halted = False
             pending.popleft().apply(self)
+        if self.scheduled:
+            self.apply_scheduled()
         simulation = self.simulation
         simulator, commands = simulation.simulator, simulation.commands
         deadline = self.command_timeout.deadline
@@ -100,6 +110,8 @@ class SimulatorLoop:
                 self.clock_publisher.publish(self.clock_message)
         if not every_step and simulator.steps % simulation.publish_every:
             return
+        if self.lockstep is not None:   # the peers answer this state
+            self.awaited = nanoseconds
         values = simulation.published_values()
         serialized = simulation.serialized_state
         if serialized is not None:
@@ -185,7 +197,7 @@ class SimulatorLoop:
             if self.started is None:   # after the first step: compiled
                 self.started = (time.perf_counter(),
                                 self.simulation.simulator.t)
-            factor = self.settings['real_time_factor']
+            factor = self.lockstep_factor(self.settings['real_time_factor'])
             if factor != paced:   # a new factor: pace from here
                 paced, reference = factor, None
             if factor > 0.0:

@@ -51,6 +51,7 @@ from .serialized_message import serialized_clock, serialized_joint_state
 from .simulator_inputs import (COMMAND_TOPICS, SimulatorInputs,
                                TRAJECTORY_TOPIC, VOLTAGE_TOPIC,
                                WRENCH_TOPIC)
+from .simulator_lockstep import SimulatorLockstep
 from .simulator_loop import SimulatorLoop
 from .simulator_parameters import PARAMETERS, PID_TERMS, SIMULATION
 from .simulator_payload import SimulatorPayload
@@ -69,11 +70,11 @@ from ..streams.command_timeout import CommandTimeout
 SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'publish_clock', 'pid_bandwidth', 'flexible_config',
             'actuator_config', 'command_timeout', 'friction_file',
-            'hold_mode')
+            'hold_mode', 'lockstep_timeout', 'lockstep_on_timeout')
 
 
-class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload,
-                    SimulatorPlants, Node):
+class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
+                    SimulatorPayload, SimulatorPlants, Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
     def __init__(self, **kwargs):
@@ -135,6 +136,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload,
         self.add_on_set_parameters_callback(self.validate_parameters)
         self.add_post_set_parameters_callback(self.apply_parameters)
         self.started = None   # (wall, simulated) time after the first step
+        self.start_lockstep()
         self.thread = threading.Thread(target=self.loop, daemon=True)
         self.thread.start()
         self.reader = threading.Thread(target=self.read_trajectories,
@@ -215,6 +217,9 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload,
         self.settings = settings
         # From the next command on.
         self.command_timeout.timeout = float(settings['command_timeout'])
+        if self.lockstep is not None:   # from the next wait on
+            self.lockstep.timeout = float(settings['lockstep_timeout'])
+            self.lockstep.on_timeout = settings['lockstep_on_timeout']
         if rebuild and self.source.model is not None:
             try:
                 simulation = self.build_simulation(
@@ -417,6 +422,8 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorPayload,
         stopping = getattr(self, 'stopping', None)
         if stopping is not None:
             stopping.set()
+            if getattr(self, 'lockstep', None) is not None:
+                self.lockstep.destroy()   # wakes a wait for answers
             for thread in ('thread', 'reader'):
                 if hasattr(self, thread):
                     getattr(self, thread).join(5.0)

@@ -16,6 +16,7 @@
 
 from .friction_input import friction_file_reason
 from .parameters import ParameterTable, Spec
+from .simulator_lockstep import ON_TIMEOUT
 from ..sim.controllers import HOLD_MODES
 from ..sim.integrators import INTEGRATORS
 from ..streams.command_timeout import (DEFAULT_COMMAND_TIMEOUT,
@@ -37,6 +38,22 @@ PID_UNITS = {
 }
 
 SIMULATION = 'simulation'   # what a change of most parameters rebuilds
+# Bounds of lockstep_peers: names a ROS topic can have, a handful of peers.
+MAX_LOCKSTEP_PEERS = 16
+
+
+def lockstep_peers_reason(topics, model=None):
+    """Return why ``topics`` cannot be the lockstep peers, else None."""
+    if len(topics) > MAX_LOCKSTEP_PEERS:
+        return 'lockstep_peers names %d topics (at most %d)' % (
+            len(topics), MAX_LOCKSTEP_PEERS)
+    if len(set(topics)) != len(topics):
+        return 'lockstep_peers names a topic twice'
+    for topic in topics:
+        if not topic or len(topic) > 256 or not all(
+                c.isalnum() or c in '_/~{}' for c in topic):
+            return 'lockstep_peers: %r is not a topic name' % topic[:64]
+    return None
 
 
 def gain_spec(prefix, term):
@@ -97,6 +114,33 @@ PARAMETERS = ParameterTable([
          'identified joint friction YAML (python -m dynamics_ros identify) '
          "in the plant, beside URDF damping and friction; '' = none",
          check=friction_file_reason, rebuilds=SIMULATION),
+    Spec('lockstep', 'bool', False,
+         'step in lockstep with the nodes of lockstep_peers: after '
+         'publishing a joint state, take no further step until each has '
+         'answered it (doc/theory/lockstep.md); inputs stamped ahead of '
+         'simulated time (trajectories, pushes) take effect at their stamp',
+         read_only=True),
+    Spec('lockstep_peers', 'string[]', None,
+         'answer topics (sensor_msgs/JointState, stamped with the state '
+         "they answer) waited for in lockstep: inverse_dynamics_node's "
+         "feedforward, external_torque_node's external_torques, "
+         "linearization_node's state_space/operating_point; unset: none",
+         unset_ok=True, read_only=True, check=lockstep_peers_reason),
+    Spec('lockstep_effort_peer', 'string', '',
+         'the peer of lockstep_peers whose answers (JointState effort, by '
+         'joint name) are the effort command from the state they answer '
+         "to the next: inverse_dynamics_node's feedforward; '' = none",
+         read_only=True),
+    Spec('lockstep_timeout', 'double', 2.0,
+         'wall time, s, a peer that answered before may take to answer a '
+         'state before it is said and no longer waited for (a peer that '
+         'never answered is waited for without a limit)', low=0.0,
+         low_open=True, high=3600.0),
+    Spec('lockstep_on_timeout', 'string', 'hold',
+         'when a peer times out: hold: the pose is held (position PID plus '
+         'the gravity torques, as on command_timeout) until every peer '
+         'answers again; continue: the simulation goes on without it',
+         choices=ON_TIMEOUT),
     Spec('flexible_config', 'string', '',
          "flexible-link YAML (dynamics_ros.flexible, Mackay 1988); '' = "
          'rigid links', read_only=True),

@@ -15,21 +15,25 @@
 """
 The ROS side of ``make demo``: two tracking runs on the simulated arm.
 
-Starts ``simulator_node`` as a separate process, then runs the same
-reference trajectory twice, as a ros2_control user would:
+Each run starts its own nodes as separate processes and tracks the same
+reference trajectory, as a ros2_control user would:
 
-1. ``pd``: the trajectory goes to the simulator's
+1. ``pd``: ``simulator_node`` alone; the trajectory goes to its
    ``joint_trajectory_controller/joint_trajectory`` and its PID follows it
    (feedback alone, no model);
-2. ``computed_torque``: ``inverse_dynamics_node`` is started as a process
-   in ``computed_torque`` mode, its ``effort_commands`` remapped onto the
-   simulator's ``effort_controller/commands``, and gets the trajectory.
+2. ``computed_torque``: ``simulator_node`` and ``inverse_dynamics_node``
+   in ``computed_torque`` mode; the trajectory goes to the latter, whose
+   stamped efforts (``feedforward``) drive the simulated arm.
 
-Before each run the simulator is reset (``~/reset``) and the trajectory is
-sent right after, stamped to begin ``lead`` seconds later in simulated
-time; ``joint_states`` are recorded until the motion has ended.  Both
-nodes read the package's config/ files, as the launch files do.  DDS stays
-on loopback in the ROS_DOMAIN_ID this process was given.
+Both runs are in lockstep (doc/theory/lockstep.md): the simulator takes
+no step after a published joint state until every peer has answered it -
+``inverse_dynamics_node`` and the recorder here, which answers each state
+once it has recorded it.  The trajectory is stamped to begin ``lead``
+seconds of simulated time after the start and takes effect at that stamp.
+So each run depends on its states and answers alone: the same table on a
+quiet machine and on a busy one.  Both nodes read the package's config/
+files, as the launch files do; DDS stays on loopback in the ROS_DOMAIN_ID
+this process was given.
 """
 
 import os
@@ -42,26 +46,33 @@ import time
 from builtin_interfaces.msg import Duration, Time
 import numpy as np
 import rclpy
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.experimental import EventsExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
-from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from .qos import PUBLISH_QOS
+from .qos import LOCKSTEP_QOS, PUBLISH_QOS
 from ..resources import shipped_file
 
 SIMULATOR_TRAJECTORY = 'joint_trajectory_controller/joint_trajectory'
+# The recorder's answers, and the feed-forward node's (its efforts).
+RECORDER_ANSWERS = 'tracking_demo/recorded'
+EFFORT_ANSWERS = 'feedforward'
+
+
+def stamp_message(seconds):
+    """Return a builtin_interfaces Time of ``seconds`` (>= 0)."""
+    nanoseconds = int(round(seconds * 1e9))
+    return Time(sec=nanoseconds // 1000000000,
+                nanosec=nanoseconds % 1000000000)
 
 
 def trajectory_message(joint_names, motion, start_seconds, step=0.02):
     """Return the reference as a JointTrajectory beginning at a sim time."""
     message = JointTrajectory()
-    seconds = int(np.floor(start_seconds))
-    message.header.stamp = Time(
-        sec=seconds, nanosec=int(round((start_seconds - seconds) * 1e9)))
+    message.header.stamp = stamp_message(start_seconds)
     message.joint_names = list(joint_names)
     times = np.arange(0.0, motion.duration + 0.5 * step, step)
     q, qd, qdd = motion.state(times)
@@ -70,69 +81,87 @@ def trajectory_message(joint_names, motion, start_seconds, step=0.02):
         point.positions = q[k].tolist()
         point.velocities = qd[k].tolist()
         point.accelerations = qdd[k].tolist()
-        whole = int(np.floor(t))
         point.time_from_start = Duration(
-            sec=whole, nanosec=int(round((t - whole) * 1e9)))
+            sec=stamp_message(t).sec, nanosec=stamp_message(t).nanosec)
         message.points.append(point)
     return message
 
 
 class TrackingRecorder(Node):
-    """Send references, reset the simulator and record joint states."""
+    """Record joint states and answer each in lockstep."""
 
     def __init__(self, joint_names):
-        """Create publishers, the reset client and the recorder."""
+        """Create the trajectory publishers, the recorder and its answers."""
         super().__init__('tracking_demo', parameter_overrides=[
             Parameter('use_sim_time', value=True)])
         self.joint_names = list(joint_names)
         self.lock = threading.Lock()
-        self.samples = []
-        self.efforts_seen = 0
+        self.samples = {}   # stamp ns -> (positions, efforts), joints order
+        self.waiting = None   # a state not answered until ``go``
+        self.going = False
         self.create_subscription(JointState, 'joint_states', self.on_state,
-                                 PUBLISH_QOS)
+                                 LOCKSTEP_QOS)
+        self.answers = self.create_publisher(JointState, RECORDER_ANSWERS,
+                                             LOCKSTEP_QOS)
         self.simulator_trajectory = self.create_publisher(
             JointTrajectory, SIMULATOR_TRAJECTORY, PUBLISH_QOS)
         self.controller_trajectory = self.create_publisher(
             JointTrajectory, 'joint_trajectory', PUBLISH_QOS)
-        self.reset_client = self.create_client(Trigger, 'simulator_node/reset')
-        self.create_subscription(Float64MultiArray, 'effort_controller/commands',
-                                 self.on_effort, PUBLISH_QOS)
-
-    def on_effort(self, message):
-        """Count effort commands (the controller is up once they flow)."""
-        with self.lock:
-            self.efforts_seen += 1
-
-    def effort_count(self):
-        """Return how many effort commands were seen."""
-        with self.lock:
-            return self.efforts_seen
 
     def on_state(self, message):
-        """Record (stamp, positions in joints order, efforts)."""
+        """Record (positions, efforts) in joints order; answer the state."""
         index = {name: k for k, name in enumerate(message.name)}
         if any(name not in index for name in self.joint_names):
             return
         order = [index[name] for name in self.joint_names]
-        stamp = message.header.stamp.sec + 1e-9 * message.header.stamp.nanosec
+        stamp = message.header.stamp
         with self.lock:
-            self.samples.append((stamp, np.asarray(message.position)[order],
-                                 np.asarray(message.effort)[order]))
+            # A state published again (for a peer still starting) is one.
+            self.samples[stamp.sec * 1000000000 + stamp.nanosec] = (
+                np.asarray(message.position)[order],
+                np.asarray(message.effort)[order])
+            if not self.going:
+                self.waiting = stamp
+                return
+        self.answer(stamp)
+
+    def answer(self, stamp):
+        """Say that the state stamped ``stamp`` is recorded."""
+        answer = JointState()
+        answer.header.stamp = stamp
+        self.answers.publish(answer)
+
+    def restart(self):
+        """Forget the samples of a run; hold the first answer back again."""
+        with self.lock:
+            self.samples = {}
+            self.waiting = None
+            self.going = False
+
+    def go(self):
+        """Answer from now on (the state held back first)."""
+        with self.lock:
+            self.going = True
+            waiting, self.waiting = self.waiting, None
+        if waiting is not None:
+            self.answer(waiting)
 
     def latest_time(self):
-        """Return the stamp of the newest joint state (None before one)."""
+        """Return the time of the newest joint state, s (None before one)."""
         with self.lock:
-            return self.samples[-1][0] if self.samples else None
+            return max(self.samples) * 1e-9 if self.samples else None
 
     def take(self, begin, end):
         """Return (times, positions, efforts) of samples in [begin, end]."""
         with self.lock:
-            rows = [s for s in self.samples if begin <= s[0] <= end]
+            stamps = sorted(s for s in self.samples
+                            if begin <= s * 1e-9 <= end)
+            rows = [self.samples[s] for s in stamps]
+        n = len(self.joint_names)
         if not rows:
-            return np.zeros(0), np.zeros((0, len(self.joint_names))), \
-                np.zeros((0, len(self.joint_names)))
-        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
-                np.array([r[2] for r in rows]))
+            return np.zeros(0), np.zeros((0, n)), np.zeros((0, n))
+        return (np.array(stamps) * 1e-9, np.array([r[0] for r in rows]),
+                np.array([r[1] for r in rows]))
 
 
 def node_process(module, parameter_file, overrides, remaps, env, log_path):
@@ -162,11 +191,16 @@ def stop(process):
             process.wait()
 
 
+def interrupt(number, frame):
+    """Turn SIGTERM into KeyboardInterrupt, as Ctrl-C."""
+    raise KeyboardInterrupt('signal %d' % number)
+
+
 class TrackingDemo:
     """Run the PD and computed-torque runs; collect what was recorded."""
 
     def __init__(self, urdf_path, joint_names, motion, progress, log_folder,
-                 lead=1.5, timeout=60.0, model_parameters=None):
+                 lead=0.5, timeout=120.0, model_parameters=None):
         """
         Keep the settings; nothing starts before ``run``.
 
@@ -182,6 +216,7 @@ class TrackingDemo:
         self.lead = lead
         self.timeout = timeout
         self.processes = []
+        self.speed = {}   # run -> wall s per simulated s
 
     def wait(self, condition, what):
         """Poll ``condition`` until true or the timeout; say what failed."""
@@ -201,67 +236,94 @@ class TrackingDemo:
 
     def run(self):
         """Run both runs; return {run: (times, positions, efforts)}."""
-        env = dict(os.environ)
-        common = dict(self.model_parameters, urdf_path=self.urdf_path,
-                      joints='[%s]' % ','.join(self.joint_names))
-        rclpy.init()
+        # Ctrl-C and SIGTERM end the wait in the main thread (KeyboardInterrupt)
+        # and the finally clauses stop the nodes; rclpy's own handling
+        # would leave them running.
+        rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+        previous = signal.signal(signal.SIGTERM, interrupt)
         recorder = TrackingRecorder(self.joint_names)
-        executor = SingleThreadedExecutor()
+        # The events executor (C++): the recorder answers 500 states per
+        # simulated second, and the simulator waits for each answer.
+        executor = EventsExecutor()
         executor.add_node(recorder)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
+        stopping = threading.Event()
+
+        def spin():
+            while not stopping.is_set():
+                executor.spin_once(timeout_sec=0.1)
+
+        spinner = threading.Thread(target=spin, daemon=True)
         spinner.start()
         results = {}
         try:
-            self.progress('starting simulator_node (config/simulator.yaml)')
-            self.processes.append(node_process(
-                'dynamics_ros.nodes.simulator_node',
-                shipped_file('config', 'simulator.yaml'), dict(
-                    common, initial_positions='[%s]' % ','.join(
-                        repr(float(v)) for v in self.motion.start)), [], env,
-                os.path.join(self.log_folder, 'simulator_node.log')))
-            self.wait(lambda: recorder.latest_time() is not None,
-                      'joint_states from simulator_node')
-            self.wait(recorder.reset_client.service_is_ready,
-                      'the simulator reset service')
-            results['pd'] = self.track(recorder,
-                                       recorder.simulator_trajectory, 'pd')
-            self.progress('starting inverse_dynamics_node in computed_torque '
-                          'mode (config/inverse_dynamics.yaml)')
-            self.processes.append(node_process(
-                'dynamics_ros.nodes.inverse_dynamics_node',
-                shipped_file('config', 'inverse_dynamics.yaml'), dict(
-                    common, mode='computed_torque', use_sim_time='true'),
-                [('effort_commands', 'effort_controller/commands')], env,
-                os.path.join(self.log_folder, 'inverse_dynamics_node.log')))
-            self.wait(lambda: recorder.controller_trajectory
-                      .get_subscription_count() > 0,
-                      'inverse_dynamics_node to subscribe')
-            # Its first answers include compiling the fast path: reset the
-            # simulator only once commands flow at the joint-state rate.
-            self.wait(lambda: recorder.effort_count() > 200,
-                      'effort commands from inverse_dynamics_node')
-            results['computed_torque'] = self.track(
-                recorder, recorder.controller_trajectory, 'computed_torque')
+            for name in ('pd', 'computed_torque'):
+                recorder.restart()
+                results[name] = self.run_once(recorder, name)
         finally:
-            for process in reversed(self.processes):
-                stop(process)
+            stopping.set()
+            spinner.join()
             executor.shutdown()
             recorder.destroy_node()
             rclpy.try_shutdown()
+            signal.signal(signal.SIGTERM, previous)
         return results
 
-    def track(self, recorder, publisher, name):
-        """Reset the simulator, send the reference, record one run."""
-        self.wait(lambda: publisher.get_subscription_count() > 0,
-                  'a subscriber to %s' % publisher.topic_name)
-        future = recorder.reset_client.call_async(Trigger.Request())
-        self.wait(future.done, 'the simulator to reset')
-        if not future.result().success:
-            raise RuntimeError('reset failed: %s' % future.result().message)
-        now = recorder.get_clock().now().nanoseconds * 1e-9
-        begin = now + self.lead
-        publisher.publish(trajectory_message(self.joint_names, self.motion,
-                                             begin))
+    def start_nodes(self, name):
+        """Start the run's nodes in lockstep with the recorder (and CT)."""
+        env = dict(os.environ)
+        common = dict(self.model_parameters, urdf_path=self.urdf_path,
+                      joints='[%s]' % ','.join(self.joint_names))
+        controller = name == 'computed_torque'
+        peers = [RECORDER_ANSWERS] + ([EFFORT_ANSWERS] if controller else [])
+        self.progress('%s run: starting simulator_node%s in lockstep' % (
+            name, ' and inverse_dynamics_node' if controller else ''))
+        self.processes.append(node_process(
+            'dynamics_ros.nodes.simulator_node',
+            shipped_file('config', 'simulator.yaml'), dict(
+                common, initial_positions='[%s]' % ','.join(
+                    repr(float(v)) for v in self.motion.start),
+                lockstep='true', real_time_factor='0.0',
+                # A demo, not a robot: a busy machine may answer slowly.
+                lockstep_timeout='60.0',
+                lockstep_peers='[%s]' % ','.join(peers),
+                lockstep_effort_peer=EFFORT_ANSWERS if controller else "''"),
+            [], env, os.path.join(self.log_folder,
+                                  '%s_simulator_node.log' % name)))
+        if controller:
+            self.processes.append(node_process(
+                'dynamics_ros.nodes.inverse_dynamics_node',
+                shipped_file('config', 'inverse_dynamics.yaml'), dict(
+                    common, mode='computed_torque', use_sim_time='true',
+                    lockstep='true'), [], env,
+                os.path.join(self.log_folder,
+                             '%s_inverse_dynamics_node.log' % name)))
+
+    def run_once(self, recorder, name):
+        """Start the nodes of run ``name``, track, stop them; return it."""
+        publisher = recorder.simulator_trajectory if name == 'pd' \
+            else recorder.controller_trajectory
+        try:
+            self.start_nodes(name)
+            # The simulator waits at t = 0 for every peer's first answer;
+            # the recorder gives its own only once the trajectory has gone
+            # out, so that it is there before it begins.
+            self.wait(lambda: recorder.latest_time() is not None,
+                      'joint_states from simulator_node')
+            self.wait(lambda: publisher.get_subscription_count() > 0,
+                      'a subscriber to %s' % publisher.topic_name)
+            begin = self.lead
+            publisher.publish(trajectory_message(self.joint_names,
+                                                 self.motion, begin))
+            return self.track(recorder, name, begin)
+        finally:
+            for process in reversed(self.processes):
+                stop(process)
+            self.processes = []
+
+    def track(self, recorder, name, begin):
+        """Let the run go; record until the motion has ended."""
+        recorder.go()
+        started = time.monotonic()
         end = begin + self.motion.duration
         shown = -1
         while True:
@@ -277,5 +339,6 @@ class TrackingDemo:
             self.wait(lambda: (recorder.latest_time() or 0.0) > latest,
                       'joint_states during the %s run' % name)
             time.sleep(0.05)
+        self.speed[name] = (time.monotonic() - started) / max(latest, 1e-9)
         times, positions, efforts = recorder.take(begin, end)
         return times - begin, positions, efforts
