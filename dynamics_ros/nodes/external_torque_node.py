@@ -267,11 +267,16 @@ class ExternalTorqueNode(Node):
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
             raise BadInput('observer: %s' % error, 'observer')
         if estimate.note:
+            if estimate.kind == 'repeat':
+                # Nothing new to publish.  In lockstep the simulator sends
+                # a state again while it waits for a peer: no news either.
+                if not self.input.lockstep:
+                    self.warnings.warn('observer repeat',
+                                       'joint_states: %s' % estimate.note)
+                return
             # Keyed by the event, not by its text (which has the times).
             self.warnings.warn('observer ' + estimate.kind,
                                'joint_states: %s' % estimate.note)
-            if estimate.kind == 'repeat':
-                return   # ignored: nothing new to publish
         torques = estimate.torques
         if not np.all(np.isfinite(torques)):
             self.warnings.warn('not finite', 'external torques are not '

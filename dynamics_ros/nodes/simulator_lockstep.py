@@ -248,6 +248,7 @@ class SimulatorLockstep:
         """Subscribe to the peers' answers if ``lockstep`` is on."""
         self.lockstep = None
         self.awaited = None    # stamp (ns) of the state the peers answer
+        self.lockstep_started = False
         self.scheduled = []    # heap of (stamp ns, order, input item)
         self.scheduled_count = 0
         if not self.get_parameter('lockstep').value:
@@ -288,14 +289,17 @@ class SimulatorLockstep:
         """
         Wait for the answers to the state last published; apply its effort.
 
-        Before the first step (nothing published at this time yet) the
-        state is published first.  A refused effort answer is a throttled
-        warning; the command in force then stays.
+        Before the first step the initial state is published first.  Steps
+        after an unpublished state wait for nothing.  A refused effort
+        answer is a throttled warning; the command in force then stays.
         """
         simulation = self.simulation
-        if self.awaited is None:
+        if not self.lockstep_started:
+            self.lockstep_started = True
             self.publish(simulation, every_step=True)
         stamp = self.awaited
+        if stamp is None:
+            return
         self.lockstep.wait(stamp, lambda: self.publish(simulation,
                                                        every_step=True),
                            self.stopping)

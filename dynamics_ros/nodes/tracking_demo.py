@@ -90,13 +90,18 @@ def trajectory_message(joint_names, motion, start_seconds, step=0.02):
 class TrackingRecorder(Node):
     """Record joint states and answer each in lockstep."""
 
-    def __init__(self, joint_names):
-        """Create the trajectory publishers, the recorder and its answers."""
+    def __init__(self, joint_names, **kwargs):
+        """
+        Create the trajectory publishers, the recorder and its answers.
+
+        ``kwargs`` go to rclpy's Node (``context``, say).
+        """
         super().__init__('tracking_demo', parameter_overrides=[
-            Parameter('use_sim_time', value=True)])
+            Parameter('use_sim_time', value=True)], **kwargs)
         self.joint_names = list(joint_names)
         self.lock = threading.Lock()
-        self.samples = {}   # stamp ns -> (positions, efforts), joints order
+        # stamp ns -> (positions, velocities, efforts), joints order
+        self.samples = {}
         self.waiting = None   # a state not answered until ``go``
         self.going = False
         self.create_subscription(JointState, 'joint_states', self.on_state,
@@ -109,7 +114,7 @@ class TrackingRecorder(Node):
             JointTrajectory, 'joint_trajectory', PUBLISH_QOS)
 
     def on_state(self, message):
-        """Record (positions, efforts) in joints order; answer the state."""
+        """Record the state in joints order; answer it."""
         index = {name: k for k, name in enumerate(message.name)}
         if any(name not in index for name in self.joint_names):
             return
@@ -117,9 +122,9 @@ class TrackingRecorder(Node):
         stamp = message.header.stamp
         with self.lock:
             # A state published again (for a peer still starting) is one.
-            self.samples[stamp.sec * 1000000000 + stamp.nanosec] = (
-                np.asarray(message.position)[order],
-                np.asarray(message.effort)[order])
+            self.samples[stamp.sec * 1000000000 + stamp.nanosec] = tuple(
+                np.asarray(values)[order] for values in (
+                    message.position, message.velocity, message.effort))
             if not self.going:
                 self.waiting = stamp
                 return
@@ -151,17 +156,21 @@ class TrackingRecorder(Node):
         with self.lock:
             return max(self.samples) * 1e-9 if self.samples else None
 
-    def take(self, begin, end):
-        """Return (times, positions, efforts) of samples in [begin, end]."""
+    def take(self, begin, end, velocities=False):
+        """
+        Return (times, positions, efforts) of the samples in [begin, end].
+
+        ``velocities``: (times, positions, velocities, efforts).
+        """
         with self.lock:
             stamps = sorted(s for s in self.samples
                             if begin <= s * 1e-9 <= end)
             rows = [self.samples[s] for s in stamps]
         n = len(self.joint_names)
-        if not rows:
-            return np.zeros(0), np.zeros((0, n)), np.zeros((0, n))
-        return (np.array(stamps) * 1e-9, np.array([r[0] for r in rows]),
-                np.array([r[1] for r in rows]))
+        fields = (0, 1, 2) if velocities else (0, 2)
+        return (np.array(stamps) * 1e-9,) + tuple(
+            np.array([row[k] for row in rows]).reshape(-1, n)
+            for k in fields)
 
 
 def node_process(module, parameter_file, overrides, remaps, env, log_path):
