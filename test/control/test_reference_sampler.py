@@ -126,3 +126,27 @@ def test_what_a_gap_or_a_jump_did_is_said():
     sampler.watch(0.1, 're-anchor')
     assert sampler.jump_policy == 're-anchor' and sampler.held is not None
     assert sampler.sample(50.01, np.array([0.2]))[1].kind == 'first'
+
+
+def test_a_trajectory_scheduled_at_its_start_takes_over_there():
+    """Lockstep: when it takes over depends on the states' times only."""
+    early, late = ReferenceSampler(), ReferenceSampler()
+    for sampler in (early, late):
+        sampler.sample(99.9, np.array([0.3]))   # holds 0.3
+    early.follow_at_start(ramp())               # arrives well before
+    for t in (99.95, 99.99):
+        early.take_scheduled(t, [0.3], [0.0])
+        assert early.sample(t, np.array([0.3]))[0][0][0] == 0.3
+    late.sample(99.99, np.array([0.3]))
+    late.follow_at_start(ramp())                # arrives just before
+    for sampler in (early, late):
+        sampler.take_scheduled(100.0, [0.25], [0.1])
+    # Both follow it from the state at its start, 100 s.
+    for t in STEPS[1:]:
+        first = early.sample(t, np.array([0.3]))[0]
+        second = late.sample(t, np.array([0.3]))[0]
+        assert all(np.array_equal(a, b) for a, b in zip(first, second))
+    assert early.trajectory.received_time == 100.0
+    assert early.trajectory.initial[0][0] == 0.25
+    assert early.sample(100.25, np.array([0.3]))[0][0][0] == \
+        pytest.approx(0.25)

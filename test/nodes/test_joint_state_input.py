@@ -62,3 +62,17 @@ def test_a_fresh_stamp_gives_the_state():
     assert stamp == (12, 500000000) and t == pytest.approx(12.5)
     assert np.array_equal(merged.position, [0.1, 0.2])
     assert np.array_equal(merged.velocity, [0.0, 0.3])
+
+
+def test_in_lockstep_a_stamp_ahead_of_the_clock_is_now():
+    """The simulator's stamp is its time; its /clock may come after."""
+    for clock in (0.0, 2.0):   # no /clock yet, or one a step behind
+        reader = JointStateInput(MODEL, lambda: clock, 0.1, lockstep=True)
+        stamp, t, merged = reader.message(state(12.5))
+        assert stamp == (12, 500000000) and t == 12.5
+        assert np.array_equal(merged.position, [0.1, 0.2])
+    # Stale states are still refused: lockstep changes only "ahead".
+    stale = JointStateInput(MODEL, lambda: 20.0, 0.1, lockstep=True)
+    with pytest.raises(BadInput) as error:
+        stale.message(state(12.5))
+    assert error.value.kind == 'stale'
