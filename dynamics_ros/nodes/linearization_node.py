@@ -70,6 +70,7 @@ class LinearizationNode(Node):
         self.state_subscription = None  # destroy_node may run on a failed
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
+        self.lockstep = self.get_parameter('lockstep').value
         self.seconds = node_seconds(self)
         self.warnings = node_warnings(self)
         self.a_publisher, self.b_publisher, self.point_publisher = publishers(
@@ -87,12 +88,10 @@ class LinearizationNode(Node):
             Float64MultiArray, 'effort_commands',
             self.warnings.dropping('effort_commands', self.on_command),
             COMMAND_QOS)
-        # In lockstep every state is answered on arrival instead.
-        self.lockstep = self.get_parameter('lockstep').value
         self.timer = self.create_timer(
             1e-9 * timer_period_ns(self.get_parameter('rate').value),
             self.on_timer)
-        if self.lockstep:
+        if self.lockstep:   # every state is answered on arrival instead
             self.timer.cancel()
 
     def on_set_parameters(self, parameters):
