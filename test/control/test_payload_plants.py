@@ -24,6 +24,9 @@ mass within 2 %, centre of mass within 5 mm, principal moments within
 deviations cover the errors.
 """
 
+import warnings
+
+import dynamics_ros as dr
 from dynamics_ros.errors import IdentificationError
 from dynamics_ros.estimation.payload import (estimate_payload,
                                              MAX_MOMENT_STD, significant)
@@ -108,3 +111,24 @@ def test_malformed_recordings_are_refused_not_crashed():
 
 def test_deviations_print_with_significant_digits():
     assert significant([0.0046, 1.23456e-5, 2.5]) == '[0.0046, 1.2e-05, 2.5]'
+
+
+def test_kinova_cut_at_its_end_effector_keeps_its_fingers():
+    # tip_link at the end effector: the fixed fingers beside it (on link
+    # 6, 4 x 0.01 kg) stay in the arm model, so the payload is the 1.3 kg
+    # box alone (dropping them read 3.1 % too much mass, com 2.8 mm off).
+    a = arm('kinova')
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        cut = dr.load_urdf(a.xml, tip_link=a.link)
+    assert cut.joint_names == a.model.joint_names
+    assert abs(cut.total_mass - a.model.total_mass) < 1e-12
+    rng = np.random.default_rng(7)
+    trajectory = payload_excitation(cut, a.poses(1, rng)[0], seed=7)
+    t = np.arange(int(DEFAULT_PERIODS * trajectory.period * RATE)) / RATE
+    q, qd, qdd = trajectory.evaluate(t)
+    estimate = estimate_payload(cut, Recording(
+        cut.joint_names, t, q, a.efforts(q, qd, qdd, rng)), link=a.link,
+        friction=a.friction, mode='motion')
+    assert abs(estimate.mass - a.mass) < 0.02 * a.mass, estimate.summary()
+    assert np.max(np.abs(estimate.com - a.com)) < 0.005, estimate.summary()
