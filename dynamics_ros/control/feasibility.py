@@ -24,7 +24,8 @@ one batched call; a MimicModel in its independent coordinates; a payload is
 part of the model, ``dr.add_payload``) are compared with the effort limits
 in use, and the velocities and accelerations with theirs::
 
-    limits = limits_in_use(model, effort_limits=[], effort_scale=1.0,
+    limits = limits_in_use(model, effort_limits_override=[],
+                           effort_scale=1.0,
                            acceleration_limits=[15.0] * 7).scaled(0.9)
     report = check(model, times, positions, velocities, accelerations,
                    limits=limits)
