@@ -262,8 +262,8 @@ def prepare(model, recordings, settings=None, say=None):
             'identification needs a plain model (no mimic joints or '
             'flexible links), got %s%s' % (
                 type(model).__name__, '' if not mimic else
-                ' with mimic joints %s (a gripper\'s): cut the model at the '
-                'arm\'s last link with --tip (tip_link)' % ', '.join(mimic)))
+                " with mimic joints %s (a gripper's): cut the model at the "
+                "arm's last link with --tip (tip_link)" % ', '.join(mimic)))
     result = Identification(model=model, settings=settings,
                             smoothing=settings.smoothing)
     result.sources = as_sources(recordings, model.joint_names,

@@ -29,6 +29,6 @@ def test_mimic_model_refusal_names_the_joints_and_the_tip_option():
         prepare(model, ['unused.bag'])
     assert str(caught.value) == (
         'identification needs a plain model (no mimic joints or flexible '
-        "links), got MimicModel with mimic joints panda_finger_joint2 (a "
+        'links), got MimicModel with mimic joints panda_finger_joint2 (a '
         "gripper's): cut the model at the arm's last link with --tip "
         '(tip_link)')
