@@ -68,8 +68,8 @@ from ..dynamics.rnea import inverse_dynamics
 
 # Grid points per waypoint segment and bounds on the whole grid: enough
 # that the limits between grid points hold to a fraction of a percent.
-POINTS_PER_SEGMENT = 30
-MIN_POINTS, MAX_POINTS = 100, 500
+POINTS_PER_SEGMENT = 200
+MIN_POINTS, MAX_POINTS = 400, 3000
 # Rounds of lowering the limits where the played trajectory exceeds them.
 MAX_ROUNDS = 12
 # Lowered by the excess and this much more (relative), so a round is enough
@@ -81,10 +81,15 @@ HEADROOM = 1e-3
 # further solve costs as much as the first.  Where gravity takes most of
 # an effort limit, 0.2 % of the limit is a larger share of what is left
 # for accelerating: the efforts' fraction stays close to 1.
-FIRST_SCALE = {'effort': 0.998, 'velocity': 0.997, 'acceleration': 0.996}
-# Width (s) of the moving average that makes the output's acceleration
-# continuous (PathTiming): 8 control cycles at 1 kHz.
+FIRST_SCALE = {'effort': 0.999, 'velocity': 0.999, 'acceleration': 0.999}
+# Largest width (s) of the moving average that makes the output's
+# acceleration continuous (PathTiming): 8 control cycles at 1 kHz.  The
+# average lasts its width longer than toppra's timing, so the width used
+# is WIDTH_SHARE of that timing (at least MIN_WIDTH): a cost that is a
+# share of the duration, not a fixed 8 ms (a 7 ms move took twice as long).
 SMOOTHING = 0.008
+WIDTH_SHARE = 0.001
+MIN_WIDTH = 2e-5
 # toppra's own cap on s_d for velocity bounds (constants.JVEL_MAXSD).
 MAX_PATH_SPEED = 1e8
 TOPPRA_RANGE = '>=0.6.9,<0.7'
@@ -440,10 +445,12 @@ class PathTiming:
     def point_times(self):
         """Return the output times: every grid time and it plus the width."""
         times = np.union1d(self.times, self.times + self.width)
-        # Instants closer than 0.1 ms apart add nothing but points.
-        keep = np.concatenate([[True], np.diff(times) > 1e-4])
+        # Instants closer than 0.1 ms (a quarter width) add nothing but
+        # points.
+        close = min(1e-4, 0.25 * self.width) if self.width > 0.0 else 1e-4
+        keep = np.concatenate([[True], np.diff(times) > close])
         keep[-1] = True
-        if len(times) > 2 and times[-1] - times[-2] <= 1e-4:
+        if len(times) > 2 and times[-1] - times[-2] <= close:
             keep[-2] = False
         return times[keep]
 
@@ -557,7 +564,9 @@ def retime(model, positions, limits, times=None, velocities=None,
             raise InfeasiblePath(
                 'no timing of the path keeps the limits (toppra found no '
                 'parameterization; limits at %s of their values)' % margin)
-        timing = PathTiming(dynamics.grid, sd, smoothing)
+        timing = PathTiming(dynamics.grid, sd, 0.0)
+        timing = PathTiming(dynamics.grid, sd, min(smoothing, max(
+            MIN_WIDTH, WIDTH_SHARE * timing.duration)))
         times, s, q, qd, qdd = point_states(path, timing)
         samples = evaluate(model, trajectory_of(times, q, qd, qdd), rate)
         sample_s = timing.averaged(samples.times)[0]
