@@ -39,10 +39,11 @@ the greedy forward pass, in the interpolation discretization (each interval
 satisfies the limits at both of its ends, section VI-B of the paper).
 
 Output: toppra's solution (u constant on each grid interval) made C2 by a
-moving average over 8 ms (``PathTiming``: joint_trajectory_controller plays
-points with accelerations as quintics, which cannot follow a jump of u),
-sampled at the instants where it is piecewise cubic, with q, qd, qdd and
-the efforts the controller takes as feed-forward.  The output is then
+moving average over 0.1 % of its duration, at most 8 ms (``PathTiming``:
+joint_trajectory_controller plays points with accelerations as quintics,
+which cannot follow a jump of u), sampled at the instants where it is
+piecewise cubic, with q, qd, qdd and the efforts the controller takes as
+feed-forward.  The output is then
 played as the controller plays it (``feasibility.evaluate``, 1 kHz) and,
 where it exceeds a limit (between grid points the discretized limits are
 not enforced), the limits of the grid points around that instant are
@@ -77,10 +78,9 @@ MAX_ROUNDS = 12
 HEADROOM = 1e-3
 # The first solve uses these fractions of the limits: played at 1 kHz,
 # the output exceeds the limits toppra kept at the grid points by up to
-# 0.15 % (efforts) and 0.35 % (accelerations) on the test paths, and each
-# further solve costs as much as the first.  Where gravity takes most of
-# an effort limit, 0.2 % of the limit is a larger share of what is left
-# for accelerating: the efforts' fraction stays close to 1.
+# 0.1 % on the test paths with the grid above (0.15 % and 0.35 % with
+# 30 points per segment, which cost 1.4 % of duration), and each
+# further solve costs as much as the first.
 FIRST_SCALE = {'effort': 0.999, 'velocity': 0.999, 'acceleration': 0.999}
 # Largest width (s) of the moving average that makes the output's
 # acceleration continuous (PathTiming): 8 control cycles at 1 kHz.  The
