@@ -21,7 +21,7 @@ the waypoints' positions (scipy's not-a-knot spline, toppra's
 them (chord length, s in rad or m), so two waypoints give a straight line
 and the path never depends on the timing it came with.  Along it, the
 path-velocity decomposition q(t) = p(s(t)) makes every limit linear in
-(u, x) = (s_dd, s_d^2) at a path position s:
+(u, x) = (s_dd, s_d^2) at a path position s::
 
     qd  = p'(s) s_d                      |qd_j|  <= v_j     (x bound)
     qdd = p'(s) u + p''(s) x             |qdd_j| <= alpha_j
