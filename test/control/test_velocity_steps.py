@@ -14,15 +14,17 @@
 
 
 """
-Points without velocities are checked as joint_trajectory_controller plays
-them: linearly, so the velocity steps at every point (rest before the
-first, hold after the last).  Against a finite acceleration limit a step
-is a violation, and retime removes it.
+Velocity steps of points without velocities: reported, and retimed away.
+
+Such points are checked as joint_trajectory_controller plays them:
+linearly, so the velocity steps at every point (rest before the first,
+hold after the last).  Against a finite acceleration limit a step is a
+violation, and retime removes it.
 """
 
 import dynamics_ros as dr
 from dynamics_ros.control.feasibility import check, limits_in_use, \
-    velocity_steps, trajectory_of
+    trajectory_of, velocity_steps
 from dynamics_ros.control.retime import retime
 import numpy as np
 from oracle import example_arm_xml
