@@ -17,8 +17,12 @@ A plant holding a payload, for the payload tests: Pinocchio, not us.
 
 Pinocchio builds the plant from the URDF with a payload link welded to
 the tip (its own parallel-axis merge); its RNEA gives the efforts, plus
-known friction and Gaussian noise.  The estimator under test sees the
-arm's URDF without the payload, the friction, positions and efforts.
+friction and Gaussian noise.  The plant's friction is sign-sharp
+(coulomb sign(qd) + viscous qd + offset), as a real joint's is, not the
+estimator's smoothed law: the estimator is told the same coefficients,
+in its own law (JointFriction), and has to cope with the difference at
+every velocity reversal.  The estimator under test sees the arm's URDF
+without the payload, the friction, positions and efforts.
 """
 
 import dynamics_ros as dr
@@ -32,6 +36,13 @@ NOISE = 0.05   # N m, per sample
 ARMS = {
     'panda': ('panda_hand', 1.6, [0.03, -0.02, 0.06], (0.10, 0.16, 0.22)),
     'ur5': ('tool0', 2.5, [-0.02, 0.04, 0.08], (0.12, 0.18, 0.24)),
+}
+# Arms the other payload tests do not use (test_payload_plants.py): a
+# UR10 with 2.7 kg and a Kinova (slow 0.84 rad/s wrist) with its 1.3 kg.
+OTHER_ARMS = {
+    'ur10': ('tool0', 2.7, [-0.02, 0.04, 0.08], (0.12, 0.18, 0.24)),
+    'kinova': ('j2s6s200_end_effector', 1.3, [0.01, -0.02, 0.05],
+               (0.08, 0.12, 0.16)),
 }
 
 
@@ -66,7 +77,7 @@ class Arm:
     def __init__(self, name):
         self.xml = oracle.example_arm_xml(name)
         self.model = dr.load_urdf(self.xml)
-        self.link, self.mass, com, sides = ARMS[name]
+        self.link, self.mass, com, sides = {**ARMS, **OTHER_ARMS}[name]
         self.com = np.array(com)
         self.inertia = box_inertia(self.mass, sides)
         self.plant = oracle.PinocchioOracle(self.model, welded(
@@ -78,10 +89,11 @@ class Arm:
                                       np.linspace(-0.1, 0.1, n))
 
     def efforts(self, q, qd, qdd, rng):
-        """Plant efforts with friction and noise, (N, nq)."""
+        """Plant efforts with sign-sharp friction and noise, (N, nq)."""
         tau = np.array([self.plant.rnea(*state) for state in zip(q, qd, qdd)])
-        return tau + self.friction.torque(qd) + rng.normal(
-            0.0, NOISE, tau.shape)
+        friction = self.friction
+        return tau + friction.viscous * qd + friction.coulomb * np.sign(
+            qd) + friction.offset + rng.normal(0.0, NOISE, tau.shape)
 
     def poses(self, count, rng):
         """Random poses within the limits (shoulder joints kept moderate)."""

@@ -55,7 +55,7 @@ def stem(path):
 def run(args):
     """Identify and write the outputs; 2 on an error the user can fix."""
     from ..identification.output import write_outputs
-    from ..identification.pipeline import identify
+    from ..identification.pipeline import identify, NO_HOLDOUT
 
     start = time.monotonic()
 
@@ -108,6 +108,11 @@ def run(args):
         print('error: %s' % error, file=sys.stderr)
         return 2
     for out, result in results:
+        if not result.total_rms == result.total_rms:     # NaN: holdout 0
+            print('%s%s; consistent fit %s' % (
+                '' if len(results) == 1 else out + ': ', NO_HOLDOUT,
+                result.info['message']))
+            continue
         print('%sheld-out torque RMS (N m): identified %.4g, URDF %.4g; '
               'consistent fit %s' % (
                   '' if len(results) == 1 else out + ': ', result.total_rms,

@@ -24,7 +24,8 @@ one batched call; a MimicModel in its independent coordinates; a payload is
 part of the model, ``dr.add_payload``) are compared with the effort limits
 in use, and the velocities and accelerations with theirs::
 
-    limits = limits_in_use(model, effort_limits=[], effort_scale=1.0,
+    limits = limits_in_use(model, effort_limits_override=[],
+                           effort_scale=1.0,
                            acceleration_limits=[15.0] * 7).scaled(0.9)
     report = check(model, times, positions, velocities, accelerations,
                    limits=limits)
@@ -44,7 +45,7 @@ from typing import Optional
 import numpy as np
 
 from .saturation import check_limits, effort_limits
-from .trajectory import sample_many, Trajectory
+from .trajectory import sample_many, segment_coefficients, Trajectory
 from ..dynamics.rnea import inverse_dynamics
 
 KINDS = ('effort', 'velocity', 'acceleration')
@@ -141,10 +142,18 @@ class Violation:
     @property
     def margin(self):
         """Return 1 - |value| / limit: negative by the fraction it is over."""
+        if not np.isfinite(self.value):
+            return -np.inf
         return 1.0 - abs(self.value) / self.limit
 
     def text(self):
         """Return e.g. 'effort of j2: 95.2 at t = 1.234 s, limit 87 (...)'."""
+        if not np.isfinite(self.value):
+            return (
+                '%s of %s: unbounded at t = %.4f s, limit %.6g (a velocity '
+                'step: joint_trajectory_controller plays points without '
+                'velocities linearly; give them velocities or retime)' % (
+                    self.kind, self.joint, self.time, self.limit))
         return '%s of %s: %.6g at t = %.4f s, limit %.6g (%.3g %% over)' % (
             self.kind, self.joint, self.value, self.time, self.limit,
             -100.0 * self.margin)
@@ -272,11 +281,54 @@ def sample_times(trajectory, rate):
     return np.unique(np.concatenate([dense, times]))
 
 
+def velocity_steps(trajectory):
+    """
+    Return (k, n) the velocity jump at each waypoint as the controller plays.
+
+    Only at waypoints without velocities (joint_trajectory_controller
+    interpolates linearly next to them, so the velocity jumps there): the
+    velocity leaving a waypoint less the one arriving, rest before the
+    first waypoint and after the last.  Zero elsewhere.
+    """
+    q = trajectory.positions
+    k, n = q.shape
+    steps = np.zeros((k, n))
+    missing = ~np.asarray(trajectory.has_velocity, dtype=bool)
+    if not np.any(missing):
+        return steps
+    arriving, leaving = np.zeros((k, n)), np.zeros((k, n))
+    if k > 1:
+        c = segment_coefficients(trajectory)
+        T = np.diff(np.asarray(trajectory.times, dtype=float))[:, None]
+        leaving[:-1] = c[:, 1]
+        arriving[1:] = c[:, 1] + T * (2.0 * c[:, 2] + T * (
+            3.0 * c[:, 3] + T * (4.0 * c[:, 4] + T * 5.0 * c[:, 5])))
+    jump = leaving - arriving
+    scale = 1.0 + np.maximum(np.abs(leaving), np.abs(arriving))
+    steps[missing] = np.where(np.abs(jump) > 1e-9 * scale, jump,
+                              0.0)[missing]
+    return steps
+
+
 def evaluate(model, trajectory, rate=1000.0):
-    """Return the Samples of ``trajectory`` (model order) at ``rate`` Hz."""
+    """
+    Return the Samples of ``trajectory`` (model order) at ``rate`` Hz.
+
+    Where the played velocity steps (``velocity_steps``), the sample at
+    that waypoint has an unbounded acceleration (+-inf, the step's sign):
+    against any limit it is a violation.  Its effort is the one of the
+    interpolation's own (finite) acceleration.
+    """
     times = sample_times(trajectory, rate)
     q, qd, qdd = sample_many(trajectory, times)
     efforts = np.atleast_2d(inverse_dynamics(model, q, qd, qdd))
+    steps = velocity_steps(trajectory)
+    if np.any(steps):
+        at = np.searchsorted(times, trajectory.start_time + np.asarray(
+            trajectory.times, dtype=float))
+        rows, joints = np.nonzero(steps)
+        qdd = qdd.copy()
+        qdd[at[rows], joints] = np.copysign(np.inf, steps[rows, joints])
     return Samples(times - trajectory.start_time, q, qd, qdd, efforts)
 
 
@@ -293,13 +345,18 @@ def report_of(samples, limits, joint_names, tolerance=0.0):
     Return the FeasibilityReport of ``samples`` against ``limits``.
 
     A sample is over its limit when |value| > limit * (1 + tolerance).  A
-    non-finite value counts as over (NaN efforts are never feasible).
+    non-finite value counts as over (NaN efforts are never feasible), but
+    for a quantity without a limit an infinite one (a velocity step's
+    acceleration) does not.
     """
     peak, first, worst = {}, None, None
     for kind in KINDS:
         ratio = usage(samples, limits, kind)
         values = samples.of(kind)
-        ratio = np.where(np.isfinite(values), ratio, np.inf)
+        # A velocity step's unbounded acceleration (``evaluate``) is over
+        # a finite acceleration limit only; NaN is never feasible.
+        unchecked = np.isinf(values) & ~np.isfinite(limits.of(kind))
+        ratio = np.where(np.isfinite(values) | unchecked, ratio, np.inf)
         peak[kind] = ratio.max(axis=0, initial=0.0)
         over = ratio > 1.0 + tolerance
         if not np.any(over):

@@ -21,7 +21,7 @@ the waypoints' positions (scipy's not-a-knot spline, toppra's
 them (chord length, s in rad or m), so two waypoints give a straight line
 and the path never depends on the timing it came with.  Along it, the
 path-velocity decomposition q(t) = p(s(t)) makes every limit linear in
-(u, x) = (s_dd, s_d^2) at a path position s:
+(u, x) = (s_dd, s_d^2) at a path position s::
 
     qd  = p'(s) s_d                      |qd_j|  <= v_j     (x bound)
     qdd = p'(s) u + p''(s) x             |qdd_j| <= alpha_j
@@ -39,10 +39,11 @@ the greedy forward pass, in the interpolation discretization (each interval
 satisfies the limits at both of its ends, section VI-B of the paper).
 
 Output: toppra's solution (u constant on each grid interval) made C2 by a
-moving average over 8 ms (``PathTiming``: joint_trajectory_controller plays
-points with accelerations as quintics, which cannot follow a jump of u),
-sampled at the instants where it is piecewise cubic, with q, qd, qdd and
-the efforts the controller takes as feed-forward.  The output is then
+moving average over 0.2 % of its duration, at most 8 ms (``PathTiming``:
+joint_trajectory_controller plays points with accelerations as quintics,
+which cannot follow a jump of u), sampled at the instants where it is
+piecewise cubic, with q, qd, qdd and the efforts the controller takes as
+feed-forward.  The output is then
 played as the controller plays it (``feasibility.evaluate``, 1 kHz) and,
 where it exceeds a limit (between grid points the discretized limits are
 not enforced), the limits of the grid points around that instant are
@@ -57,6 +58,9 @@ margin) is returned with its timing unchanged, only annotated with efforts.
 """
 
 from dataclasses import dataclass
+import importlib
+import sys
+import types
 from typing import Optional
 
 import numpy as np
@@ -68,32 +72,72 @@ from ..dynamics.rnea import inverse_dynamics
 
 # Grid points per waypoint segment and bounds on the whole grid: enough
 # that the limits between grid points hold to a fraction of a percent.
-POINTS_PER_SEGMENT = 30
-MIN_POINTS, MAX_POINTS = 100, 500
+POINTS_PER_SEGMENT = 200
+MIN_POINTS, MAX_POINTS = 400, 3000
 # Rounds of lowering the limits where the played trajectory exceeds them.
 MAX_ROUNDS = 12
 # Lowered by the excess and this much more (relative), so a round is enough
 # for most excesses.
-HEADROOM = 1e-3
+HEADROOM = 1e-4
 # The first solve uses these fractions of the limits: played at 1 kHz,
-# the output exceeds the limits toppra kept at the grid points by up to
-# 0.15 % (efforts) and 0.35 % (accelerations) on the test paths, and each
-# further solve costs as much as the first.  Where gravity takes most of
-# an effort limit, 0.2 % of the limit is a larger share of what is left
-# for accelerating: the efforts' fraction stays close to 1.
-FIRST_SCALE = {'effort': 0.998, 'velocity': 0.997, 'acceleration': 0.996}
-# Width (s) of the moving average that makes the output's acceleration
-# continuous (PathTiming): 8 control cycles at 1 kHz.
+# the output exceeds the velocities and accelerations toppra kept at the
+# grid points by up to 0.05 % on the test paths with the grid above, and
+# each further solve costs as much as the first; efforts at the full
+# limit (where gravity takes most of one, a reserve of the limit is a
+# large share of what is left for accelerating, 0.6 % of the duration).
+FIRST_SCALE = {'effort': 1.0, 'velocity': 0.9995, 'acceleration': 0.9995}
+# Largest width (s) of the moving average that makes the output's
+# acceleration continuous (PathTiming): 8 control cycles at 1 kHz.  The
+# average lasts its width longer than toppra's timing, so the width used
+# is WIDTH_SHARE of that timing (at least MIN_WIDTH): a cost that is a
+# share of the duration, not a fixed 8 ms (a 7 ms move took twice as long).
+# 0.2 %: a 1 s path's acceleration ramps over 2 ms (at 0.1 %, computed
+# torque on the simulator of test_retime_node clipped now and then).
 SMOOTHING = 0.008
+WIDTH_SHARE = 0.002
+MIN_WIDTH = 2e-5
 # toppra's own cap on s_d for velocity bounds (constants.JVEL_MAXSD).
 MAX_PATH_SPEED = 1e8
 TOPPRA_RANGE = '>=0.6.9,<0.7'
 
 
+class DeferredModule(types.ModuleType):
+    """
+    A stand-in for a module that is imported when first used.
+
+    toppra imports matplotlib.pyplot at import time for its plotting
+    helpers (toppra/algorithm/algorithm.py, parametrizer.py): 1.2 s of a
+    first retime's 2 s, and retiming never plots.
+    """
+
+    def __getattr__(self, name):
+        """Import the real module and return its attribute."""
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+def import_without_pyplot(name):
+    """Import ``name`` with matplotlib(.pyplot) deferred if not loaded."""
+    stand_ins = {}
+    if 'matplotlib.pyplot' not in sys.modules:
+        stand_ins['matplotlib.pyplot'] = DeferredModule('matplotlib.pyplot')
+        if 'matplotlib' not in sys.modules:
+            stand_ins['matplotlib'] = DeferredModule('matplotlib')
+            stand_ins['matplotlib'].pyplot = stand_ins['matplotlib.pyplot']
+    sys.modules.update(stand_ins)
+    try:
+        return importlib.import_module(name)
+    finally:
+        for key, module in stand_ins.items():
+            if sys.modules.get(key) is module:
+                del sys.modules[key]
+
+
 def load_toppra():
     """Return the toppra module, or raise ImportError saying how to get it."""
     try:
-        import toppra
+        toppra = import_without_pyplot('toppra')
         import toppra.algorithm  # noqa: F401
         import toppra.constraint  # noqa: F401
     except ImportError as error:
@@ -440,17 +484,22 @@ class PathTiming:
     def point_times(self):
         """Return the output times: every grid time and it plus the width."""
         times = np.union1d(self.times, self.times + self.width)
-        # Instants closer than 0.1 ms apart add nothing but points.
-        keep = np.concatenate([[True], np.diff(times) > 1e-4])
+        # Instants closer than 0.1 ms (a quarter width) add nothing but
+        # points.
+        close = min(1e-4, 0.25 * self.width) if self.width > 0.0 else 1e-4
+        keep = np.concatenate([[True], np.diff(times) > close])
         keep[-1] = True
-        if len(times) > 2 and times[-1] - times[-2] <= 1e-4:
+        if len(times) > 2 and times[-1] - times[-2] <= close:
             keep[-2] = False
         return times[keep]
 
 
 def point_states(path, timing):
     """Return (times, s, q, qd, qdd) of the output points of ``timing``."""
-    times = timing.point_times()
+    # Whole nanoseconds, as a JointTrajectory carries them: the quintic
+    # between two points 0.1 ms apart moves its acceleration by 0.3 % of
+    # the limit when its duration is rounded after the check.
+    times = np.round(timing.point_times() * 1e9) / 1e9
     s, sd, sdd = timing.averaged(times)
     s[0], s[-1] = 0.0, timing.grid[-1]       # exactly at the ends
     sd[0] = sd[-1] = sdd[0] = sdd[-1] = 0.0   # at rest
@@ -557,7 +606,9 @@ def retime(model, positions, limits, times=None, velocities=None,
             raise InfeasiblePath(
                 'no timing of the path keeps the limits (toppra found no '
                 'parameterization; limits at %s of their values)' % margin)
-        timing = PathTiming(dynamics.grid, sd, smoothing)
+        timing = PathTiming(dynamics.grid, sd, 0.0)
+        timing = PathTiming(dynamics.grid, sd, min(smoothing, max(
+            MIN_WIDTH, WIDTH_SHARE * timing.duration)))
         times, s, q, qd, qdd = point_states(path, timing)
         samples = evaluate(model, trajectory_of(times, q, qd, qdd), rate)
         sample_s = timing.averaged(samples.times)[0]

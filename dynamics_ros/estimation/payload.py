@@ -55,7 +55,16 @@ reason: negative mass, a mass standard deviation larger than the mass, a
 centre of mass the data cannot see or only within more than
 ``max_com_std``, a recording without effort, motion or a joint.  An
 inertia the data does not see well (a principal moment's standard
-deviation above the moment) is left out with the reason, the rest kept.
+deviation above ``max_moment_std``, 5 %, of the moment) is left out with
+the reason, the rest kept.
+
+Friction is subtracted at the full sample rate and filtered as the
+efforts were; each joint's rows within a cut-off period of its velocity
+reversals (or speeds below three smoothing widths of the law) are left
+out, as the identification does: a real Coulomb friction steps there and
+no smooth law follows it.  The motion's residuals are correlated over
+the filter's reach: the covariance is a block sandwich (Newey-West), not
+the white-noise formula.
 """
 
 import numpy as np
@@ -79,14 +88,25 @@ MOVING_SHARE = 0.5
 DEFAULT_CUTOFF = 5.0         # Hz, as the identification's
 FILTER_ORDER = 4
 MIN_STILL_SAMPLES = 20
-# Filtered samples per independent one in a motion estimate (20 samples
-# kept per cut-off period, a bandwidth of cutoff gives 2 per period).
-CORRELATED_SAMPLES = 10.0
+# Rows kept per cut-off period in a motion estimate (the decimation).
+ROWS_PER_PERIOD = 20.0
+# Below this many smoothing widths of the friction law (or velocity-noise
+# levels) a joint's Coulomb friction is not trusted: its rows are left
+# out, with those within a cut-off period (the filter spreads the step),
+# as the identification does (``identification.pipeline``, --min-speed).
+SMOOTHING_WIDTHS = 3.0
+NOISE_WIDTHS = 5.0
 MIN_MOTION_SECONDS = 1.0     # left after the filter's edges
 # Relative singular value (column-scaled) below which a direction is not
 # seen: the scaled condition number limit of the restricted regressor.
 MAX_CONDITION = 1e3
 MAX_COM_STD = 0.01           # m
+# The "seen" rule of the inertia: every principal moment's standard
+# deviation at most this share of the moment, so three deviations stay
+# within 15 %.  The deviations are calibrated over excitation seeds
+# against a Pinocchio plant with sign-sharp friction and noise on arms
+# the estimator was not tuned on (test/control/test_payload_plants.py).
+MAX_MOMENT_STD = 0.05
 # Smallest eigenvalue the consistent fit keeps, times the payload's scale.
 CONSISTENCY_MARGIN = 1e-9
 
@@ -125,6 +145,11 @@ class PayloadEstimate:
         inertia = self.inertia
         return [inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
                 inertia[1, 2], inertia[2, 2]]
+
+
+def significant(values, digits=2):
+    """Return '[a, b, c]' with ``digits`` significant digits each."""
+    return '[%s]' % ', '.join('%.*g' % (digits, v) for v in values)
 
 
 # -- the payload's parameters in the tip link's frame ------------------------
@@ -187,8 +212,34 @@ def arm_torques(model, q, qd, qdd, friction=None):
 
 def checked_recording(model, recording):
     """Return the recording in model order; refuse one that cannot serve."""
+    source = getattr(recording, 'source', 'the recording')
+    try:
+        times = np.asarray(recording.times, dtype=float)
+        positions = np.asarray(recording.positions, dtype=float)
+        efforts = recording.efforts
+        efforts = None if efforts is None else np.asarray(efforts,
+                                                          dtype=float)
+        names = list(recording.joint_names)
+    except (AttributeError, TypeError, ValueError) as error:
+        raise IdentificationError('%s is not a recording of times, joint '
+                                  'names, positions and efforts (%s)' % (
+                                      source, type(error).__name__))
+    if efforts is None:
+        raise IdentificationError('%s carries no effort: the payload is '
+                                  'seen in the measured joint torques '
+                                  '(record a driver that publishes effort)'
+                                  % source)
+    shape = (len(times), len(names))
+    arrays = {'times': times, 'positions': positions, 'efforts': efforts}
+    wrong = [label for label, values in arrays.items()
+             if values.shape != (shape[:1] if label == 'times' else shape)]
+    if wrong:
+        raise IdentificationError(
+            '%s: %s do not have the shape (samples, joints) = %s of its '
+            'times and joint names (got %s)' % (
+                source, ' and '.join(wrong), shape, ', '.join(
+                    str(arrays[label].shape) for label in wrong)))
     recording = recording.select(model.joint_names)   # names missing joints
-    source = recording.source
     if len(recording) < MIN_STILL_SAMPLES:
         raise IdentificationError('%s has %d samples: too few to estimate a '
                                   'payload (at least %d)' % (
@@ -268,15 +319,44 @@ def motion_states(recording, cutoff=DEFAULT_CUTOFF):
     return q, qd, qdd, effort, lowpass, edge, rate
 
 
+def friction_rows(qd, friction, rate, cutoff):
+    """
+    Return (trusted (N, nq), dropped count per joint, min speed).
+
+    A joint's rows are not trusted where its filtered velocity is below
+    max(SMOOTHING_WIDTHS friction smoothing widths, NOISE_WIDTHS velocity
+    noise levels) or changes sign, and within one cut-off period of those
+    rows: there a real friction's sign step and the law's smooth one
+    differ, and the parallel filter spreads the difference over that
+    time (``identification.chunks.slow_rows``).  The velocity noise is
+    read from the high-pass part of qd (what the filter let through
+    above half the cut-off is mostly noise).
+    """
+    from ..identification.chunks import slow_rows
+    smoothing = float(np.max(np.atleast_1d(friction.smoothing)))
+    noise = float(np.median(np.abs(np.diff(qd, 2, axis=0)))) / 0.6745 \
+        / np.sqrt(6.0) if len(qd) > 2 else 0.0
+    min_speed = max(SMOOTHING_WIDTHS * smoothing, NOISE_WIDTHS * noise)
+    near = max(int(round(rate / cutoff)), 1)
+    _, _, dropped = slow_rows(qd, min_speed, near)
+    return ~dropped, dropped.sum(axis=0), min_speed
+
+
 # -- the fit ------------------------------------------------------------------
 
-def weighted_least_squares(W, tau, joints, nq):
+def weighted_least_squares(W, tau, joints, nq, blocks=None):
     """
-    Return (x, covariance, sigma per joint): two-pass weighted LS.
+    Return (x, covariance, sigma per joint, weights): two-pass weighted LS.
 
     The second pass weights each joint's rows by the inverse of its
     first-pass residual RMS (Gautier and Khalil's weighted least squares);
     cov = s^2 (W_w^T W_w)^-1 with s^2 the weighted residual variance.
+    With ``blocks`` (a block number per row), residuals within a block
+    may be correlated: the covariance is the sandwich A^-1 S A^-1 with
+    A = W_w^T W_w and S the sum of the blocks' score products, neighbour
+    blocks included at half weight (Newey and West 1987, Bartlett
+    weights), so filtered noise and a friction law's misfit that last
+    longer than one sample are counted as what they are.
     """
     weights = np.ones(len(tau))
     for _ in range(2):
@@ -289,9 +369,22 @@ def weighted_least_squares(W, tau, joints, nq):
         floor = 1e-12 * max(float(sigma.max()), 1e-300)
         weights = 1.0 / np.maximum(sigma, floor)[joints]
     Ww = W * weights[:, None]
+    r = (tau - W @ x) * weights
+    inverse = np.linalg.pinv(Ww.T @ Ww)
     dof = max(len(tau) - W.shape[1], 1)
-    unit = np.sum(((tau - W @ x) * weights) ** 2) / dof
-    return x, unit * np.linalg.pinv(Ww.T @ Ww), sigma, weights
+    if blocks is None:
+        return x, np.sum(r ** 2) / dof * inverse, sigma, weights
+    labels, index = np.unique(blocks, return_inverse=True)
+    scores = np.zeros((len(labels), W.shape[1]))
+    np.add.at(scores, index, Ww * r[:, None])
+    meat = scores.T @ scores
+    if len(labels) > 1:
+        cross = scores[1:].T @ scores[:-1]
+        meat = meat + 0.5 * (cross + cross.T)
+    # Few blocks make the sandwich small (it is fitted to them): the
+    # blocks' count over the count less the parameters undoes that.
+    meat = meat * len(labels) / max(len(labels) - W.shape[1], 1)
+    return x, inverse @ meat @ inverse, sigma, weights
 
 
 def visible_columns(W, names, limit=MAX_CONDITION):
@@ -391,7 +484,8 @@ def propagated(function, x, covariance):
 
 def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
                      cutoff=DEFAULT_CUTOFF, max_com_std=MAX_COM_STD,
-                     max_condition=MAX_CONDITION):
+                     max_condition=MAX_CONDITION,
+                     max_moment_std=MAX_MOMENT_STD):
     """
     Return the PayloadEstimate of ``recording`` or raise IdentificationError.
 
@@ -401,6 +495,14 @@ def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
     attached to (default: the last body); ``friction``: the arm's
     JointFriction or None; ``mode``: 'static', 'motion' or 'auto' (motion
     when at least half the samples move, else static).
+
+    The inertia is reported seen (``inertia_seen``) only when every
+    principal moment's standard deviation is at most ``max_moment_std``
+    of the moment (default 5 %: three deviations within 15 %); else it
+    is left out with a note and mass and centre of mass are kept.  In a
+    motion, each joint's rows near its velocity reversals are left out
+    (``friction_rows``) when a friction is given: there a real friction's
+    sign step and the friction law differ.
     """
     if mode not in (STATIC, MOTION, AUTO):
         raise ValueError('mode must be static, motion or auto, got %r'
@@ -437,24 +539,52 @@ def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
         q, qd, qdd, effort, lowpass, edge, rate = motion_states(recording,
                                                                 cutoff)
         # About 20 samples per cut-off period are all the information.
-        k = max(int(rate / (20.0 * cutoff)), 1)
+        k = max(int(rate / (ROWS_PER_PERIOD * cutoff)), 1)
         rows = np.arange(0, len(q), k)
         Y = tip_regressor(model, q[rows], qd[rows], qdd[rows], link)
-        arm = arm_torques(model, q[rows], qd[rows], qdd[rows], friction)
+        arm = arm_torques(model, q[rows], qd[rows], qdd[rows])
         # Parallel filtering (Gautier 1997): the model's columns through
         # the filter the efforts went through, then the edges cut.
         decimated = scipy.signal.butter(FILTER_ORDER, min(
             cutoff / (0.5 * rate / k), 0.99))
         Y = scipy.signal.filtfilt(*decimated, Y, axis=0)
         arm = scipy.signal.filtfilt(*decimated, arm, axis=0)
+        if friction is not None:
+            # Friction steps where a velocity changes sign: evaluated
+            # and filtered at the full rate, as the efforts were (on the
+            # decimated grid the filtered step lands up to k samples off).
+            arm = arm + scipy.signal.filtfilt(
+                *lowpass, friction.torque(qd, offset=True), axis=0)[rows]
         cut = slice(int(np.ceil(edge / k)), len(rows) - int(np.ceil(
             edge / k)))
         Y, tau = Y[cut], effort[rows][cut] - arm[cut]
+        if friction is not None:
+            trusted, dropped, min_speed = friction_rows(
+                qd, friction, rate, cutoff)
+            trusted = trusted[rows][cut]
+            notes.append(
+                'left out near velocity reversals (|qd| below %s rad/s, '
+                'and within %.3g s of it): %s of the samples per joint' % (
+                    '%.2g' % min_speed, 1.0 / cutoff, ', '.join(
+                        '%.0f %%' % (100.0 * (1.0 - share))
+                        for share in trusted.mean(axis=0))))
+        else:
+            trusted = np.ones(Y.shape[:2], dtype=bool)
         q = q[rows][cut]
     samples = len(q)
     W = Y.reshape(-1, 10)
     tau = tau.ravel()
     joints = np.tile(np.arange(nq), samples)
+    blocks = np.repeat(np.arange(samples), nq)
+    if mode == MOTION:
+        keep = trusted.ravel()
+        W, tau, joints, blocks = W[keep], tau[keep], joints[keep], \
+            blocks[keep]
+        # Residuals are correlated over the filter's reach: blocks of
+        # about one cut-off period are taken as independent.
+        blocks = blocks // int(ROWS_PER_PERIOD)
+    else:
+        blocks = None
     names = list(PARAMETER_NAMES)
     seen, unseen, condition = visible_columns(W, names, max_condition)
     source = recording.source
@@ -468,14 +598,7 @@ def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
                 'directions to gravity' if mode == STATIC else
                 'Move the wrist through more orientations'))
     x_seen, covariance, sigma, weights = weighted_least_squares(
-        W[:, seen], tau, joints, nq)
-    if mode == MOTION:
-        # Filtered noise is correlated over about 1 / (2 cutoff): the
-        # residual counts 20 samples per cut-off period, of which some 2
-        # are independent, so the covariance of independent residuals
-        # is too small by that ratio (with the test's plant, errors were
-        # about three times the uncorrected deviations).
-        covariance = covariance * CORRELATED_SAMPLES
+        W[:, seen], tau, joints, nq, blocks)
     least_squares = np.zeros(10)
     least_squares[seen] = x_seen
     std = np.full(10, np.nan)
@@ -505,8 +628,7 @@ def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
         raise IdentificationError(
             '%s: the payload centre of mass is not credible: standard '
             'deviations %s m exceed %.3g m (too little excitation or too '
-            'much noise)' % (source, np.array2string(com_std, precision=3),
-                             max_com_std))
+            'much noise)' % (source, significant(com_std), max_com_std))
     inertia_seen = all(k in seen for k in range(4, 10))
     information = (W[:, seen] * weights[:, None]).T @ (
         W[:, seen] * weights[:, None])
@@ -548,14 +670,15 @@ def estimate_payload(model, recording, link=None, friction=None, mode=AUTO,
             moments_of, parameters, full)), 0.0))
         estimate.principal_moments, estimate.principal_std = \
             moments, moments_std
-        loose = moments_std > np.maximum(moments, 0.0)
+        loose = moments_std > max_moment_std * np.maximum(moments, 0.0)
         if np.any(loose):
             estimate.inertia_seen = False
-            notes.append('inertia not credible: principal moments %s +- %s '
-                         'kg m^2 (a deviation larger than the moment): '
-                         'left out' % (np.array2string(moments, precision=3),
-                                       np.array2string(moments_std,
-                                                       precision=2)))
+            notes.append(
+                'inertia not seen: principal moments %s +- %s kg m^2 '
+                '(a deviation above %.3g %% of its moment): left out; '
+                'record a longer or faster motion' % (
+                    significant(moments, 3), significant(moments_std),
+                    100.0 * max_moment_std))
         else:
             estimate.inertia_seen = True
             estimate.inertia = inertia

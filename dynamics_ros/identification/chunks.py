@@ -315,7 +315,8 @@ def plan(found, model, cutoff, decimate, holdout, smoothing, min_speed,
             'samples' % (source, max(count - 2 * edge, 0), edge))
     decimated = len(range(edge, count - edge, k))
     split = int(round(decimated * (1.0 - holdout)))
-    if split >= decimated:
+    # holdout 0: everything is fitted, validation is the user's (validate).
+    if split >= decimated and holdout > 0.0:
         raise IdentificationError('%s: nothing left for validation'
                                   % source)
     slow_rate = rate / k

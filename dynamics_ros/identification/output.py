@@ -182,6 +182,8 @@ def plot_joints(result, folder, prefix='torque_'):
 
     validation = result.validation
     paths = []
+    if validation is None:      # nothing held out (holdout 0)
+        return paths
     for i, joint in enumerate(validation.joint_names):
         figure, axes = plt.subplots(figsize=(9, 3.4))
         t = validation.t - validation.t[0]

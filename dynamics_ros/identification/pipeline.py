@@ -257,9 +257,13 @@ def prepare(model, recordings, settings=None, say=None):
     say = say or (lambda text: None)
     settings = settings or Settings()
     if not isinstance(model, RobotModel):
-        raise IdentificationError('identification needs a plain model '
-                                  '(no mimic joints or flexible links), got '
-                                  '%s' % type(model).__name__)
+        mimic = sorted(getattr(model, 'mimic', None) or ())
+        raise IdentificationError(
+            'identification needs a plain model (no mimic joints or '
+            'flexible links), got %s%s' % (
+                type(model).__name__, '' if not mimic else
+                " with mimic joints %s (a gripper's): cut the model at the "
+                "arm's last link with --tip (tip_link)" % ', '.join(mimic)))
     result = Identification(model=model, settings=settings,
                             smoothing=settings.smoothing)
     result.sources = as_sources(recordings, model.joint_names,
@@ -434,13 +438,26 @@ def held_out_rms(equations, x):
     return np.sqrt(squares / np.maximum(equations.nv, 1)), squares
 
 
+NO_HOLDOUT = ('holdout 0: every sample was fitted, none held out, so there '
+              'is no validation here: validating the model is yours (on '
+              'another recording, or run again with a holdout such as 0.25)')
+
+
 def validate(result, say=None):
     """Step 4: held-out torque RMS, traces for the report, row counts."""
     say = say or (lambda text: None)
     model, equations = result.model, result.equations
-    if equations.nv.sum() == 0:
+    if equations.nv.sum() == 0 and result.settings.holdout > 0.0:
         raise IdentificationError('%s: nothing left for validation'
                                   % result.source)
+    if equations.nv.sum() == 0:
+        # --holdout 0: fitted on everything; no RMS is made up.
+        nothing = np.full(model.nq, np.nan)
+        result.rms, result.nominal_rms = nothing, nothing.copy()
+        result.total_rms = result.nominal_total_rms = float('nan')
+        result.notes.append(NO_HOLDOUT)
+        say(NO_HOLDOUT)
+        return result
     result.rms, squares = held_out_rms(equations, result.parameters)
     result.nominal_rms, nominal_squares = held_out_rms(equations,
                                                        result.nominal)

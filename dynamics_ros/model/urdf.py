@@ -286,8 +286,8 @@ def _find_root(root_link, links, parent_joint, child_joints):
     return roots[0]
 
 
-def _chain_links(root, tip, links, parent_joint):
-    """Links on the path root -> tip, or None when no tip is given."""
+def _chain_links(root, tip, links, parent_joint, child_joints):
+    """Links kept for root -> tip (the path and what is welded to it)."""
     if tip is None:
         return None
     if tip not in links:
@@ -299,7 +299,46 @@ def _chain_links(root, tip, links, parent_joint):
             raise ModelError('tip_link %r is not below root_link %r' % (
                 tip, root))
         path.append(joint.parent)
-    return set(path)
+    keep = set(path)
+    # Links welded (fixed joints only) to a chain link other than the tip
+    # move with the arm's bodies - a Kinova's fingers beside its end
+    # effector, a sensor on a link: they stay, merged into their body.
+    stack = [j for link in path if link != tip for j in child_joints[link]]
+    while stack:
+        joint = stack.pop()
+        if joint.type == 'fixed' and joint.child not in keep:
+            keep.add(joint.child)
+            stack.extend(child_joints[joint.child])
+    return keep
+
+
+def _warn_dropped(tip, keep, frames, links, child_joints):
+    """
+    Warn, with their mass, about links that hang from a moving kept link.
+
+    What tip_link cuts off below the tip (a hand below a flange) or off
+    the chain by a movable joint (fingers) would move with the arm: a
+    payload estimate then counts their mass as payload.
+    """
+    dropped = []
+    for link in keep:
+        if link not in frames or frames[link][0] < 0:
+            continue          # welded to the base: moves nothing
+        stack = [j.child for j in child_joints[link] if j.child not in keep]
+        while stack:
+            name = stack.pop()
+            dropped.append(name)
+            stack.extend(j.child for j in child_joints[name])
+    mass = sum(links[name].inertial.mass for name in dropped
+               if links[name].inertial is not None)
+    if mass > 0.0:
+        warnings.warn(
+            'tip_link %r leaves out links %s (%.4g kg) that hang from the '
+            'arm below or beside the tip: they are not part of the arm '
+            'model, so a payload estimate counts their mass as payload '
+            '(load without tip_link to keep them)' % (
+                tip, _some(sorted(dropped)), mass), ModelWarning,
+            stacklevel=3)
 
 
 def load_urdf(source, root_link=None, tip_link=None,
@@ -312,7 +351,12 @@ def load_urdf(source, root_link=None, tip_link=None,
 
     ``root_link`` makes that link the fixed base (only its subtree is kept;
     it also picks one of several root links); ``tip_link`` keeps only the
-    serial chain from the root to it, as KDL's ``Tree.getChain`` does.
+    serial chain from the root to it, as KDL's ``Tree.getChain`` does,
+    with the links welded to that chain beside the tip (fixed joints
+    only: a gripper's fixed fingers beside the end effector, merged into
+    their body); links with mass left out below the tip or by a movable
+    joint are named with their mass in a ModelWarning (a payload
+    estimate would count them as payload).
     ``gravity`` is in the root link's frame.  ``xacro_args`` (a dict or a
     list of ``'name:=value'``) are passed to xacro for a .xacro file.
     Returns a MimicModel when kept movable joints mimic others.  Raises
@@ -338,7 +382,7 @@ def load_urdf(source, root_link=None, tip_link=None,
     robot = read_robot(parse_document(text))
     links, parent_joint, child_joints = _tree(robot)
     root = _find_root(root_link, links, parent_joint, child_joints)
-    keep = _chain_links(root, tip_link, links, parent_joint)
+    keep = _chain_links(root, tip_link, links, parent_joint, child_joints)
 
     bodies = []  # per body: dict of joint data and merged inertia sums
     frames = {root: (-1, np.eye(3), np.zeros(3))}
@@ -364,6 +408,8 @@ def load_urdf(source, root_link=None, tip_link=None,
                                  joint.mimic.offset)
         stack.extend(kept_children(joint.child))
     _add_inertias(bodies, frames, links, root)
+    if keep is not None:
+        _warn_dropped(tip_link, keep, frames, links, child_joints)
 
     tree = _robot_model(robot.name, root, bodies, frames, gravity)
     mimic = _drop_broken_mimic(mimic, robot)

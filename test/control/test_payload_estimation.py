@@ -26,7 +26,8 @@ from dynamics_ros.errors import IdentificationError
 from dynamics_ros.estimation.payload import (consistent, estimate_payload,
                                              frame_change, parameters_of,
                                              pseudo_inertia, tip_regressor)
-from dynamics_ros.estimation.payload_excitation import (excitation_data,
+from dynamics_ros.estimation.payload_excitation import (DEFAULT_PERIODS,
+                                                        excitation_data,
                                                         payload_excitation)
 from dynamics_ros.identification.excitation import limits
 from dynamics_ros.identification.recording import Recording
@@ -54,11 +55,12 @@ def static_recording(arm, rng, poses=8, seconds=1.0):
                      arm.efforts(q, qd, qdd, rng), source='static test')
 
 
-def motion_recording(arm, rng, seconds=8.0):
+def motion_recording(arm, rng, seconds=6.0, periods=DEFAULT_PERIODS):
     """Return the payload excitation from a pose, played by the plant."""
     start = arm.poses(1, rng)[0]
     trajectory = payload_excitation(arm.model, start, duration=seconds)
-    t = np.arange(int(trajectory.period * RATE)) / RATE
+    # ``excite --payload`` writes DEFAULT_PERIODS periods.
+    t = np.arange(int(periods * trajectory.period * RATE)) / RATE
     q, qd, qdd = trajectory.evaluate(t)
     return Recording(arm.model.joint_names, t, q,
                      arm.efforts(q, qd, qdd, rng), source='motion test')
@@ -128,10 +130,21 @@ def test_motion_gives_the_principal_moments(name):
                                 mode='motion')
     assert estimate.mode == 'motion'
     assert estimate.unseen == [], estimate.notes
-    assert estimate.inertia_seen, estimate.notes
     true = np.linalg.eigvalsh(a.inertia)
-    np.testing.assert_allclose(estimate.principal_moments, true, rtol=0.15,
-                               err_msg=estimate.summary())
+    relative = estimate.principal_std / estimate.principal_moments
+    # The seen rule (MAX_MOMENT_STD): every deviation within 5 %.  From
+    # this pose the panda's smallest moment has 6-11 % (with 2-5 periods):
+    # not seen, and said so; the UR5's are within 3 %.
+    assert estimate.inertia_seen == bool(np.all(relative <= 0.05))
+    assert estimate.inertia_seen == (name == 'ur5'), estimate.notes
+    if estimate.inertia_seen:
+        np.testing.assert_allclose(estimate.principal_moments, true,
+                                   rtol=0.15, err_msg=estimate.summary())
+    else:
+        assert any('inertia not seen' in note for note in estimate.notes)
+    # Seen or not, the deviations cover the errors.
+    assert np.all(np.abs(estimate.principal_moments - true)
+                  < 3.0 * estimate.principal_std), estimate.summary()
     assert abs(estimate.mass - a.mass) < 0.02 * a.mass, estimate.summary()
     assert np.max(np.abs(estimate.com - a.com)) < 0.005, estimate.summary()
     assert np.linalg.eigvalsh(pseudo_inertia(estimate.parameters))[0] >= \
@@ -203,6 +216,7 @@ def test_payload_excitation_is_short_within_limits_and_from_the_pose():
     assert data['joint_names'] == a.model.joint_names
     assert set(data) == {'joint_names', 'times', 'positions', 'velocities',
                          'accelerations', 'condition_number', 'fourier'}
-    assert data['times'][0] == 2.0 and len(plan.times) == 501
+    # DEFAULT_PERIODS (2) periods of 5 s at 100 Hz, and the last point.
+    assert data['times'][0] == 2.0 and len(plan.times) == 1001
     with pytest.raises(ValueError, match='outside the position range'):
         payload_excitation(a.model, a.model.upper_limit + 0.1)

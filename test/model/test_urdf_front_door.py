@@ -478,8 +478,16 @@ def test_panda_with_its_hand_is_a_mimic_model():
         'panda_finger_joint2': ('panda_finger_joint1', 1.0, 0.0)}
     assert model.full_joint_names == model.joint_names + [
         'panda_finger_joint2']
-    cut = load_quietly(path, tip_link='panda_hand')
+    cut, texts = load_warning_texts(path, tip_link='panda_hand')
     assert isinstance(cut, dr.RobotModel) and cut.nq == 7
+    # The fingers cut off by their prismatic joints are named with their
+    # mass (2 x 0.015 kg in the URDF): a payload estimate would count it.
+    assert texts == ["tip_link 'panda_hand' leaves out links panda_hand_tcp, "
+                     'panda_leftfinger, panda_rightfinger (0.03 kg) that '
+                     'hang from the arm below or beside the tip: they are '
+                     'not part of the arm model, so a payload estimate '
+                     'counts their mass as payload (load without tip_link '
+                     'to keep them)']
     # The fingers' mass counts: gravity torques differ from the cut arm's.
     q = np.array([0.1, -0.5, 0.2, -2.0, 0.3, 1.5, 0.7, 0.02])
     full = dr.gravity_torques(model, q)
