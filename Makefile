@@ -28,6 +28,10 @@ STAMP_DISTRO := $(VENV_DISTRO)/.installed
 #   time, and CI's 90 minutes hold one run of them.
 # - the Pinocchio oracle's modules: pin (>= 3.7 on Python 3.12) needs
 #   numpy >= 2, so it is not installed there; they skip with that reason.
+#   The numbers are still checked against Pinocchio there: every quantity
+#   they compare, on stored states of every test robot
+#   (test/dynamics/test_oracle_reference.py, test/data/oracle_reference.npz,
+#   written by scripts/write_oracle_reference.py in .venv).
 DISTRO_PYTEST := -m 'not ros' --ignore=test/package/test_colcon_build.py
 URDF ?=
 ROOT ?=
