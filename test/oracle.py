@@ -35,7 +35,7 @@ import numpy as np
 import pytest
 # The robots and states, also used where Pinocchio is not installed
 # (test/dynamics/test_oracle_reference.py).
-from robot_files import EXAMPLE_ARMS, example_arm_xml  # noqa: F401
+from robot_files import example_arm_xml, EXAMPLE_ARMS  # noqa: F401
 from robot_files import keep_chain, random_state  # noqa: F401
 from robot_files import robots_directory
 

@@ -43,7 +43,7 @@ class Logger:
 
 
 def dispatcher(hits, misses):
-    """A stand-in with numba's ``stats`` counters of one signature each."""
+    """Return a stand-in with numba's ``stats`` counters."""
     return types.SimpleNamespace(stats=types.SimpleNamespace(
         cache_hits={'sig%d' % i: 1 for i in range(hits)},
         cache_misses={'sig%d' % i: 1 for i in range(misses)}))
@@ -63,7 +63,7 @@ def kernel_module(monkeypatch):
 
 
 def cpu_clock(*readings):
-    """A CPU clock returning ``readings`` in turn."""
+    """Return a CPU clock reading ``readings`` in turn."""
     values = iter(readings)
     return lambda: next(values)
 
