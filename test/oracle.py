@@ -48,7 +48,8 @@ except ImportError:
     if not os.environ.get('DYNAMICS_ROS_WITHOUT_ORACLE'):
         raise
     pytest.skip('the Pinocchio oracle (pin) is not installed in the distro '
-                'environment: its cp312 wheels need numpy >= 2',
+                'environment: its cp312 wheels need numpy >= 2 (its stored '
+                'values are compared there: test_oracle_reference.py)',
                 allow_module_level=True)
 
 

@@ -26,27 +26,15 @@ Pinocchio is installed, the stored values must also be what it computes
 today (the file is current).
 """
 
-import importlib.util
 import os
 
-from conftest import assert_close, REPO_ROOT
+from conftest import assert_close, script_module
 import dynamics_ros as dr
 import numpy as np
 import pytest
 
-SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'write_oracle_reference.py')
-
-
-def writer():
-    """Return scripts/write_oracle_reference.py as a module."""
-    spec = importlib.util.spec_from_file_location('write_oracle_reference',
-                                                  SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-WRITER = writer()
+SCRIPT = os.path.join('scripts', 'write_oracle_reference.py')
+WRITER = script_module(SCRIPT)
 ROBOTS = WRITER.robots()
 
 
@@ -83,7 +71,7 @@ def test_dynamics_match_stored_pinocchio_values(stored, name, xml):
     """Every quantity of every stored state, to 1e-9 relative."""
     assert str(stored[name + '/urdf_sha256']) == WRITER.digest(xml), (
         '%s: the URDF changed since the values were stored; run %s'
-        % (name, os.path.relpath(SCRIPT, REPO_ROOT)))
+        % (name, SCRIPT))
     model = dr.load_urdf(xml)
     prefix = name + '/'
     keys = {k[len(prefix):] for k in stored if k.startswith(prefix)} - {

@@ -29,11 +29,10 @@ requirements.txt's ranges tell the truth, and both venvs are reproducible.
   its rclpy pin is that release's.
 """
 
-import importlib.util
 import os
 import re
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, script_module
 
 REQUIREMENT = re.compile(
     r'^(?P<name>[A-Za-z0-9._-]+)(\[[^\]]*\])?(?P<specs>[<>=!~][^;#]*)?')
@@ -134,12 +133,7 @@ def test_constraints_pin_every_requirement_within_its_range():
 
 def ros_releases():
     """Return scripts/write_constraints.py's {rclpy X.Y: ROS 2 release}."""
-    spec = importlib.util.spec_from_file_location(
-        'write_constraints',
-        os.path.join(REPO_ROOT, 'scripts', 'write_constraints.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ROS_RELEASES
+    return script_module('scripts/write_constraints.py').ROS_RELEASES
 
 
 def test_each_constraints_file_names_its_ros_release():
