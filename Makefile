@@ -23,9 +23,11 @@ STAMP_DISTRO := $(VENV_DISTRO)/.installed
 # What the distro run leaves out, and why (the same code runs in `make test`):
 # - test/package/test_colcon_build.py: colcon and setuptools drive the build,
 #   not the numerical libraries; it compiles every kernel again (minutes).
-# - the `ros` tests (nodes talking over DDS, test/nodes/): the ros-* wheels
-#   are the same builds in both environments; they take most of the suite's
-#   time, and CI's 90 minutes hold one run of them.
+# - the `ros` tests (nodes talking over DDS, test/nodes/, and the tier on
+#   the real ros2 command line, test/ros2_tools/, run where
+#   ../shared/ros2-tools is): they take most of the suite's time, and CI's
+#   90 minutes hold one run of them. Jazzy's rclpy is held to the names the
+#   nodes use by test/package/test_rclpy_api.py, which runs in both.
 # - the Pinocchio oracle's modules: pin (>= 3.7 on Python 3.12) needs
 #   numpy >= 2, so it is not installed there; they skip with that reason.
 #   The numbers are still checked against Pinocchio there: every quantity
