@@ -83,6 +83,11 @@ NOT_RUN = {
         'needs a real robot moving its payload through still poses (the '
         "page's real-robot block); the same echo runs in its simulation "
         'block',
+    ('doc/workflows/payload.md', 'ros2 topic echo --once /payload # both '
+     'followers now hold it'):
+        'shows an estimate once the arm has held 2+ still poses, which the '
+        'page leaves to the user (sending it trajectories); the service call '
+        'before it runs',
     ('doc/nodes/payload_estimation_node.md', 'ros2 topic echo --once '
      '/payload'):
         'needs joint states through still poses (a robot): the node runs '
