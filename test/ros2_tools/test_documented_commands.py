@@ -452,6 +452,7 @@ def test_panda_with_its_hand_runs_unpaced(workspace):
         assert speed > 0.0     # the simulated clock runs
     finally:
         status = started.stop()
+        run(workspace, 'ros2 daemon stop', domain_id)
     output = started.output()
     assert "loaded model 'panda'" in output, output
     assert status == 0 and 'Traceback' not in output, output
