@@ -5,23 +5,35 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The distribution's versions (make test-distro): Python 3.12 as on Ubuntu
-# 24.04, the lowest versions requirements.txt allows (constraints-distro.txt).
+# The distribution's versions (make test-distro): ROS 2 Jazzy on Ubuntu
+# 24.04 - Python 3.12, Jazzy's ros-* wheels, noble's numpy and scipy: the
+# lowest versions requirements.txt allows (constraints-distro.txt).
 # The first interpreter that really is 3.12 (a pyenv shim may not be): on
 # PATH, else a pyenv-installed 3.12 (PYENV_ROOT, default ~/.pyenv).
 PYENV_VERSIONS := $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions
 PYTHON_DISTRO ?= $(shell for p in python3.12 $(PYENV_VERSIONS)/3.12*/bin/python3.12; do $$p -c 'import sys; assert sys.version_info[:2] == (3, 12); print(sys.executable)' 2>/dev/null && break; done)
 VENV_DISTRO := .venv-distro
+# Jazzy's metapackages (each pins its ros-* wheel at Jazzy's build) installed
+# with requirements.txt, so pip proves the ranges admit Jazzy's wheels.
+JAZZY_WHEELS := $(addprefix ros-jazzy-,rclpy sensor-msgs std-msgs \
+	geometry-msgs trajectory-msgs rosgraph-msgs std-srvs rmw-fastrtps-cpp \
+	ament-index-python ament-flake8 ament-pep257)
 PY_DISTRO := $(VENV_DISTRO)/bin/python
 STAMP_DISTRO := $(VENV_DISTRO)/.installed
 # What the distro run leaves out, and why (the same code runs in `make test`):
 # - test/package/test_colcon_build.py: colcon and setuptools drive the build,
 #   not the numerical libraries; it compiles every kernel again (minutes).
-# - the `ros` tests (nodes talking over DDS, test/nodes/): the ros-* wheels
-#   are the same builds in both environments; they take most of the suite's
-#   time, and CI's 90 minutes hold one run of them.
+# - the `ros` tests (nodes talking over DDS, test/nodes/, and the tier on
+#   the real ros2 command line, test/ros2_tools/, run where
+#   ../shared/ros2-tools is): they take most of the suite's time, and CI's
+#   90 minutes hold one run of them. Jazzy's rclpy is held to the names the
+#   nodes use by test/package/test_rclpy_api.py, which runs in both.
 # - the Pinocchio oracle's modules: pin (>= 3.7 on Python 3.12) needs
 #   numpy >= 2, so it is not installed there; they skip with that reason.
+#   The numbers are still checked against Pinocchio there: every quantity
+#   they compare, on stored states of every test robot
+#   (test/dynamics/test_oracle_reference.py, test/data/oracle_reference.npz,
+#   written by scripts/write_oracle_reference.py in .venv).
 DISTRO_PYTEST := -m 'not ros' --ignore=test/package/test_colcon_build.py
 URDF ?=
 ROOT ?=
@@ -59,7 +71,8 @@ $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 	# All of requirements.txt but the Pinocchio oracle: pin's cp312 wheels
 	# need numpy >= 2 (cmeel-boost); the oracle's tests skip (test/oracle.py).
 	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
-	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt -c constraints-distro.txt
+	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt \
+		$(JAZZY_WHEELS) -c constraints-distro.txt
 	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
 	$(PY_DISTRO) -m dynamics_ros.fast

@@ -33,11 +33,25 @@ import sys
 
 HEADER = """\
 # Written by scripts/write_constraints.py (make constraints): every package a
-# fresh install of requirements.txt resolved to on Python %s, pinned, so
-# that `make venv` (pip install -r requirements.txt -c constraints.txt)
-# installs what CI tested.  Ranges live in requirements.txt; regenerate this
-# file after changing them.
+# fresh install of requirements.txt resolved to on Python %s, pinned
+# (ROS 2 %s's wheels: ros-rclpy %s), so that `make venv` (pip install
+# -r requirements.txt -c constraints.txt) installs what CI tested.
+# Ranges live in requirements.txt; regenerate this file after changing them.
 """
+# The ROS 2 release of an rclpy wheel (major.minor), as the ros-<release>-*
+# metapackages on PyPI pin it (ros-jazzy-rclpy 7.1.6, ros-kilted-rclpy
+# 9.1.2); each constraints file names its release in its header
+# (test/package/test_requirements.py).
+ROS_RELEASES = {'7.1': 'Jazzy', '9.1': 'Kilted'}
+
+
+def ros_release(rclpy_version):
+    """Return the ROS 2 release whose rclpy is ``rclpy_version``."""
+    minor = '.'.join(rclpy_version.split('.')[:2])
+    if minor not in ROS_RELEASES:
+        raise SystemExit('ros-rclpy %s: which ROS 2 release? (add it to '
+                         'ROS_RELEASES)' % rclpy_version)
+    return ROS_RELEASES[minor]
 
 
 def resolve(requirements):
@@ -56,7 +70,9 @@ def main(argv):
     requirements, output = argv
     pins = resolve(requirements)
     with open(output, 'w') as stream:
-        stream.write(HEADER % platform.python_version())
+        rclpy = pins.get('ros-rclpy', pins.get('ros_rclpy', ''))
+        stream.write(HEADER % (platform.python_version(), ros_release(rclpy),
+                               rclpy))
         for name in sorted(pins, key=str.lower):
             stream.write('%s==%s\n' % (name, pins[name]))
     print('%d packages pinned in %s' % (len(pins), output))

@@ -14,6 +14,7 @@
 
 """Shared pytest fixtures and the relative-tolerance check of the suite."""
 
+import importlib.util
 import os
 
 import dynamics_ros as dr
@@ -21,6 +22,16 @@ import numpy as np
 
 # The repository root (test modules live one folder below test/, by layer).
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def script_module(path):
+    """Import the script at ``path`` (below the repository) as a module."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(REPO_ROOT, path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def assert_close(actual, expected, rtol=1e-9, what='', scale=None):

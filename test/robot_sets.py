@@ -15,7 +15,7 @@
 """
 The robots the dynamics tests run on, and one model transformation.
 
-Example-robot-data's arms come from ``oracle``; here are the generated
+Example-robot-data's arms come from ``robot_files``; here are the generated
 URDFs (trees, prismatic and continuous joints, fixed-joint runs, chains long
 enough for the compiled path's row-wise loops), the shipped robots, and a
 renumbering of a model's bodies.
@@ -23,7 +23,7 @@ renumbering of a model's bodies.
 
 from dynamics_ros.resources import robot_urdf
 import numpy as np
-from oracle import example_arm_xml, EXAMPLE_ARMS
+from robot_files import example_arm_xml, EXAMPLE_ARMS
 from urdf_factory import random_urdf, serial_chain_urdf
 
 SHIPPED = ['puma560', 'stanford_arm', 'two_link_planar']

@@ -40,6 +40,7 @@ action, and a signal then would kill a node that already stopped cleanly
 import signal
 import sys
 import threading
+import time
 import traceback
 
 import rclpy
@@ -55,29 +56,68 @@ from ..reasons import cut, LOG_CHARS
 
 
 # A kernel module loads from the cache in well under a second; one that
-# takes this long was compiled (the cache was marked ready, then the
-# sources or numba's cache files changed).
+# takes this long is worth a line, which says what it was waiting for.
 SLOW_LOAD_SECONDS = 5.0
 
 
-class SlowLoadWarning:
-    """Say once, while kernels load at start, that they are compiling."""
+def kernel_cache_counts(name):
+    """
+    Return (hits, misses) of numba's disk cache for kernel module ``name``.
 
-    def __init__(self, logger):
-        """Warn through ``logger``."""
+    Numba counts, per dispatcher, each signature it loaded from the cache
+    (``stats.cache_hits``) or compiled because the cache did not hold it
+    (``stats.cache_misses``). The kernels are the module's dispatchers and
+    those of its compiled quantities (``single``, ``batch``).
+    """
+    module = sys.modules.get('%s.%s' % (fast.__name__, name))
+    found = []
+    for value in vars(module).values() if module else ():
+        for candidate in (value, getattr(value, 'single', None),
+                          getattr(value, 'batch', None)):
+            if hasattr(getattr(candidate, 'stats', None), 'cache_misses') \
+                    and all(candidate is not seen for seen in found):
+                found.append(candidate)
+    return (sum(sum(d.stats.cache_hits.values()) for d in found),
+            sum(sum(d.stats.cache_misses.values()) for d in found))
+
+
+class SlowLoadWarning:
+    """
+    Say, while kernels load at start, what a slow or compiling load was.
+
+    Measured, not guessed from its duration: numba's cache counters say
+    whether the module's kernels were compiled, and the process' CPU time
+    against the wall time whether the load waited for a busy machine.
+    """
+
+    def __init__(self, logger, cpu_clock=time.process_time):
+        """Warn through ``logger``; CPU time from ``cpu_clock``."""
         self.logger = logger
         self.warned = False
+        self.cpu_clock = cpu_clock
+        self.cpu = cpu_clock()
 
     def __call__(self, name, seconds):
-        """Warn on the first module that took SLOW_LOAD_SECONDS or more."""
-        if seconds >= SLOW_LOAD_SECONDS and not self.warned:
-            self.warned = True
+        """Warn once: on a compiled module, or one slower than the limit."""
+        cpu, self.cpu = self.cpu_clock() - self.cpu, self.cpu_clock()
+        hits, misses = kernel_cache_counts(name)
+        if self.warned or not (misses or seconds >= SLOW_LOAD_SECONDS):
+            return
+        self.warned = True
+        if misses:
             self.logger.warning(
-                'kernel module %r took %.0f s to load: it was compiled, '
-                "numba's cache did not hold it although it was marked "
-                'ready (files touched since "python -m dynamics_ros.fast"? '
-                'run it again); the other kernels follow before the node '
-                'starts' % (name, seconds))
+                'kernel module %r took %.0f s to load: it was compiled '
+                "(numba's cache did not hold %d of its %d kernels; %.1f s of "
+                'CPU) although the cache was marked ready (files touched '
+                'since "python -m dynamics_ros.fast"? run it again); the '
+                'other kernels follow before the node starts' % (
+                    name, seconds, misses, hits + misses, cpu))
+        else:
+            self.logger.warning(
+                'kernel module %r took %.0f s to load: its %d kernels came '
+                "from numba's cache, nothing was compiled; the load used "
+                '%.1f s of CPU, the rest was waiting for a busy machine' % (
+                    name, seconds, hits, cpu))
 
 
 def spin_until(executor, stop, failure):

@@ -24,12 +24,15 @@ requirements.txt's ranges tell the truth, and both venvs are reproducible.
 - constraints.txt (``make constraints``) pins every requirement of the
   development venv inside its range, so a fresh clone installs what CI
   tested.
+- The ros-* ranges span ROS 2 Jazzy and Kilted: each constraints file names
+  the release whose wheels it pins (distro: Jazzy, development: Kilted), and
+  its rclpy pin is that release's.
 """
 
 import os
 import re
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, script_module
 
 REQUIREMENT = re.compile(
     r'^(?P<name>[A-Za-z0-9._-]+)(\[[^\]]*\])?(?P<specs>[<>=!~][^;#]*)?')
@@ -126,3 +129,25 @@ def test_constraints_pin_every_requirement_within_its_range():
                if not within(pins[name], requirements[name])}
     assert not outside, 'constraints.txt outside requirements.txt: %s' % (
         outside)
+
+
+def ros_releases():
+    """Return scripts/write_constraints.py's {rclpy X.Y: ROS 2 release}."""
+    return script_module('scripts/write_constraints.py').ROS_RELEASES
+
+
+def test_each_constraints_file_names_its_ros_release():
+    """Distro run: Jazzy's wheels; development venv: Kilted's."""
+    releases = ros_releases()
+    for name, release in [('constraints-distro.txt', 'Jazzy'),
+                          ('constraints.txt', 'Kilted')]:
+        rclpy = read(name)['ros-rclpy'][0][1]
+        assert releases['.'.join(rclpy.split('.')[:2])] == release, (
+            name, rclpy)
+        with open(os.path.join(REPO_ROOT, name)) as stream:
+            header = ''.join(line for line in stream
+                             if line.startswith('#'))
+        assert 'ROS 2 %s' % release in header, name
+    # The range admits both releases' rclpy (Jazzy 7.1.6, Kilted 9.1.2).
+    specs = read('requirements.txt')['ros-rclpy']
+    assert within('7.1.6', specs) and within('9.1.2', specs), specs

@@ -30,11 +30,10 @@ only after the script passes with it.  The resolver itself is tested on
 small rule tables below.
 """
 
-import importlib.util
 import io
 import os
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, script_module
 import pytest
 
 SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'check_rosdep_keys.py')
@@ -57,11 +56,7 @@ VERIFIED = VERIFIED_ROS_PACKAGES | VERIFIED_KEYS
 
 def check_module():
     """Import scripts/check_rosdep_keys.py (it is not a package module)."""
-    spec = importlib.util.spec_from_file_location('check_rosdep_keys',
-                                                  SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(SCRIPT)
 
 
 def test_no_dependency_is_a_pip_key():
