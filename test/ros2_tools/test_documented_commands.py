@@ -88,6 +88,10 @@ NOT_RUN = {
         'shows an estimate once the arm has held 2+ still poses, which the '
         'page leaves to the user (sending it trajectories); the service call '
         'before it runs',
+    ('doc/workflows/check_and_retime.md', 'ros2 topic echo '
+     '/trajectory_feasibility'):
+        'prints a report for each trajectory_in as it comes, until Ctrl-C: '
+        'the page sends them from a script of its own',
     ('doc/nodes/payload_estimation_node.md', 'ros2 topic echo --once '
      '/payload'):
         'needs joint states through still poses (a robot): the node runs '
