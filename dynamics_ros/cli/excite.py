@@ -41,6 +41,7 @@ from ..errors import ModelError
 from ..identification.excitation import DEFAULT_ITERATIONS, \
     DEFAULT_RESTARTS
 from ..model.robot_model import RobotModel
+from ..resources import quote_path, read_user_yaml
 
 # What ``python -m dynamics_ros --help`` says of this command.
 HELP = ('optimized identification trajectory of a URDF '
@@ -154,17 +155,18 @@ def payload_plan(model, args, bounds, progress):
 
 def resend(args, progress):
     """Publish an excitation file as it is; 2 if it cannot be read."""
-    import yaml
-
+    from ..bounded_yaml import PLAN_BOUNDS
     from ..identification.excitation import TrajectoryPlan
 
     try:
-        with open(args.resend, encoding='utf-8') as stream:
-            plan = TrajectoryPlan.from_dict(yaml.safe_load(stream))
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as \
-            error:
+        data, _, _ = read_user_yaml(args.resend, 'excitation file',
+                                    ValueError, text=False,
+                                    bounds=PLAN_BOUNDS)
+        plan = TrajectoryPlan.from_dict(data)
+    except (OSError, KeyError, TypeError, ValueError) as error:
         print('error: %s is not an excitation file written by excite (%s)'
-              % (args.resend, str(error)[:200]), file=sys.stderr)
+              % (quote_path(args.resend), str(error)[:200]),
+              file=sys.stderr)
         return 2
     progress('%s: %d points over %.1f s; waiting for a subscriber on %s...'
              % (args.resend, len(plan.times), plan.times[-1], args.topic))
