@@ -25,6 +25,13 @@ from .errors import ModelError
 TRACEBACK_VARIABLE = 'DYNAMICS_ROS_TRACEBACK'
 
 
+def build_parser():
+    """Return the parser of every command (a OneLineParser)."""
+    parser = OneLineParser(prog='python -m dynamics_ros')
+    register_all(parser.add_subparsers(dest='command', required=True))
+    return parser
+
+
 def main(argv=None):
     """
     Entry point of ``python -m dynamics_ros``.
@@ -34,9 +41,7 @@ def main(argv=None):
     unexpected (its type and message; the traceback only with
     DYNAMICS_ROS_TRACEBACK=1).
     """
-    parser = OneLineParser(prog='python -m dynamics_ros')
-    register_all(parser.add_subparsers(dest='command', required=True))
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except ModelError as error:
