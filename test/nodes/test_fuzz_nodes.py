@@ -263,16 +263,29 @@ def test_hostile_parameters_and_topics_leave_it_answering(ros):
 
 
 @pytest.mark.parametrize('node', sorted(TABLES))
-def test_nodes_answer_help_without_ros(node):
-    """--help and --ros-args --help: usage and the table, status 0."""
+def test_nodes_answer_help_without_ros(node, capsys):
+    """-h, --help, --ros-args --help: usage and the table, 0, no rclpy."""
+    import importlib
+    import rclpy
+    main = importlib.import_module('dynamics_ros.nodes.' + node).main
     first = next(iter(table(node))).name
-    for flags in (['--help'], ['--ros-args', '--help']):
-        done = subprocess.run(
-            executable(node) + flags, env=node_environment(DOMAIN_ID),
-            capture_output=True, text=True, timeout=TIMEOUT)
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith('usage: ros2 run dynamics_ros %s'
-                                      % node)
-        assert '| `%s` |' % first in done.stdout
-        assert '| `robot_description` |' in done.stdout
-        assert 'Traceback' not in done.stderr
+    for flags in (['-h'], ['--help'], ['--ros-args', '--help']):
+        assert main(flags) == 0
+        out = capsys.readouterr().out
+        assert out.startswith('usage: ros2 run dynamics_ros %s' % node)
+        assert '| `%s` |' % first in out
+        assert '| `robot_description` |' in out
+        assert not rclpy.ok()   # no context was initialized: no graph
+
+
+def test_the_console_script_answers_help_and_exits():
+    # The installed script, as ros2 run starts it (rcl used to refuse
+    # --help after --ros-args with UnknownROSArgsError).
+    done = subprocess.run(
+        executable(NODE) + ['--ros-args', '--help'],
+        env=node_environment(DOMAIN_ID), capture_output=True, text=True,
+        timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('usage: ros2 run dynamics_ros %s' % NODE)
+    assert '| `trajectory_mode` |' in done.stdout
+    assert 'Traceback' not in done.stderr
