@@ -189,3 +189,23 @@ def test_the_friction_file_reason_names_line_and_bound(tmp_path):
     assert reason.startswith('friction_file ')
     assert 'deep.yaml' in reason and 'line 1, column' in reason
     assert 'nested deeper than 32 levels (the bound)' in reason
+
+
+def test_a_friction_file_is_parsed_once_while_unchanged(tmp_path,
+                                                        monkeypatch):
+    # The parameter check, the node's use and payload_estimation_node's
+    # every estimate share one parse; a changed file is parsed again.
+    from dynamics_ros.nodes import friction_input
+    parsed = []
+    monkeypatch.setattr(friction_input, 'read_friction', lambda path: (
+        parsed.append(path), read_friction(path))[1])
+    path = tmp_path / 'friction.yaml'
+    path.write_text('joints: {a: {viscous: 1.0}}\n', encoding='utf-8')
+    first = friction_input.cached_friction(str(path))
+    assert friction_input.friction_file_reason(str(path)) is None
+    assert friction_input.cached_friction(str(path)) is first
+    assert len(parsed) == 1
+    path.write_text('joints: {a: {viscous: 2.0}}\n', encoding='utf-8')
+    os.utime(path, ns=(1, 10 ** 18))   # a new modification time
+    assert friction_input.cached_friction(str(path)).viscous[0] == 2.0
+    assert len(parsed) == 2
