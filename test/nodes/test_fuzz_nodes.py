@@ -62,7 +62,7 @@ STATE_PERIOD = 0.01   # joint_states at 100 Hz while a hostile input lands
 
 @pytest.fixture(scope='module')
 def ros():
-    """An inverse_dynamics_node on the two-link arm, and the tester."""
+    """Start an inverse_dynamics_node on the two-link arm; yield a tester."""
     node = NodeProcess(NODE, DOMAIN_ID, {
         'robot_description': XML, 'mode': 'gravity', 'max_state_age': 0.0})
     tester = inverse_dynamics_topics(RosTester(DOMAIN_ID))
@@ -103,11 +103,11 @@ def answering(ros, call):
         seconds, 1e-9)
 
 
-def set_async(ros, **values):
-    """Return the future of a set_parameters call to the node."""
+def set_async(ros, node=NODE, **values):
+    """Return the future of a set_parameters call to ``node``."""
     from rcl_interfaces.srv import SetParameters
     client = ros.node.create_client(SetParameters,
-                                    '/%s/set_parameters' % NODE)
+                                    '/%s/set_parameters' % node)
     ros.wait_for(client.service_is_ready, what='set_parameters service')
     request = SetParameters.Request()
     request.parameters = [
@@ -138,7 +138,7 @@ def rss_mib(node):
 
 
 def friction_files(folder):
-    """The hostile friction files and what their refusal must say."""
+    """Write the hostile friction files; return them with their reasons."""
     nested = folder / 'nested.yaml'
     nested.write_text('[' * 200000, encoding='utf-8')
     line = '  j%d: {viscous: 0.1, coulomb: 0.2, offset: 0.0}\n'
@@ -150,7 +150,7 @@ def friction_files(folder):
         line % k for k in range(15000)), encoding='utf-8')   # 0.7 MiB
     return [(nested, 'nested deeper than 32 levels (the bound)'),
             (big, 'over the 1 MiB limit'),
-            (many, 'more than 20000 YAML nodes (the bound)')]
+            (many, 'more than 10000 YAML nodes (the bound)')]
 
 
 def test_hostile_friction_files_are_refused_and_answered(ros, tmp_path):
