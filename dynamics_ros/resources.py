@@ -24,14 +24,16 @@ beside the package; after a colcon build or a pip install they are under
 or by a Python caller is read: only a regular file (never a directory, a
 FIFO, a device such as /dev/zero, a socket), at most ``limit`` bytes, read
 once.  Its errors name the path and the fault, never the file's text.
-``read_user_yaml`` reads the YAML configs (flexible links, actuators,
-friction) through it.
+``read_user_yaml`` reads every YAML file the package accepts (flexible
+links, actuators, friction, excitation plans) through it and
+``bounded_yaml.load_yaml``: bounded in size, depth and node count.
 """
 
 import os
 import stat
 import sys
 
+from .bounded_yaml import CONFIG_BOUNDS, load_yaml, YamlLimit
 from .errors import ModelError, UnreadableFile
 
 PACKAGE = 'dynamics_ros'
@@ -40,8 +42,9 @@ MIB = 1024 * 1024
 # Largest URDF read from a file: the biggest real robot descriptions
 # (humanoids with inline meshes' names, ~200 links) are below 2 MiB.
 URDF_SIZE_LIMIT = 16 * MIB
-# Largest YAML config (flexible links, actuators, friction): a few KiB each.
-CONFIG_SIZE_LIMIT = 4 * MIB
+# Largest YAML config (flexible links, actuators, friction): a few KiB each
+# (bounded_yaml.CONFIG_BOUNDS also bounds its depth and node count).
+CONFIG_SIZE_LIMIT = CONFIG_BOUNDS.size
 # Characters of a user-given path quoted in an error message.
 PATH_QUOTE_LIMIT = 120
 FILE_KINDS = ((stat.S_ISDIR, 'a directory'), (stat.S_ISFIFO, 'a FIFO'),
@@ -181,34 +184,21 @@ def read_user_file(path, what, limit=CONFIG_SIZE_LIMIT,
             else encoding))
 
 
-def yaml_position(error):
-    """
-    Say where a YAML error is, without quoting the text: 'line 3, column 7'.
-
-    PyYAML's own message quotes the offending text (and the file may be
-    anything); only its position is kept.
-    """
-    mark = getattr(error, 'problem_mark', None) or getattr(
-        error, 'context_mark', None)
-    if mark is None:
-        return 'malformed YAML'
-    return 'line %d, column %d' % (mark.line + 1, mark.column + 1)
-
-
-def read_user_yaml(config, what, error=ModelError, text=True):
+def read_user_yaml(config, what, error=ModelError, text=True,
+                   bounds=CONFIG_BOUNDS):
     """
     Return (data, directory, what) of YAML: a path, YAML text or a mapping.
 
     A dict is taken as it is; with ``text``, a string with a line break is
     YAML text; anything else is the path of a file, read with
-    ``read_user_file`` (at most CONFIG_SIZE_LIMIT bytes).  Returns the
+    ``read_user_file`` (at most ``bounds.size`` bytes).  Returns the
     loaded data, the folder the config's relative paths start from (the
     file's, else the current one) and ``what`` to name it by in messages
-    (with the path quoted for a file).  A YAML error raises ``error``
-    with its line and column, never the text.
+    (with the path quoted for a file).  The text is loaded by
+    ``bounded_yaml.load_yaml`` (depth and node count bounded); a YAML error
+    or a bound passed raises ``error`` naming the file, the line and the
+    reason, never the text.
     """
-    import yaml   # only the callers that read YAML pay for importing it
-
     directory = os.getcwd()
     if isinstance(config, dict):
         return config, directory, what
@@ -216,11 +206,10 @@ def read_user_yaml(config, what, error=ModelError, text=True):
     if not (text and '\n' in source):
         directory = os.path.dirname(os.path.abspath(source))
         shown = '%s %s' % (what, quote_path(source))
-        source = read_user_file(source, what, CONFIG_SIZE_LIMIT)
+        source = read_user_file(source, what, bounds.size)
         what = shown
     try:
-        data = yaml.safe_load(source)
-    except yaml.YAMLError as problem:
-        raise error('%s is not valid YAML (%s)' % (what,
-                                                   yaml_position(problem)))
+        data = load_yaml(source, bounds)
+    except YamlLimit as problem:
+        raise error('%s %s' % (what, problem))
     return data, directory, what

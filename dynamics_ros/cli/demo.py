@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .options import add_model_options, add_options, load_model
+from .options import add_model_options, add_options, load_model, number
 from ..control.reference_motion import error_statistics, reference_motion, \
     tracking_error
 from ..resources import robot_urdf
@@ -172,9 +172,10 @@ def add_arguments(parser):
     add_model_options(parser, 'URDF or .xacro path (default: shipped '
                               'PUMA 560)')
     add_options(parser, (('--duration', 10.0,
-                          'length of the reference motion, s'),))
+                          'length of the reference motion, s', (0.1, 3600.0)),
+                         ))
     parser.add_argument('--output', default='demo_output',
                         help='folder for tracking.png')
-    parser.add_argument('--domain', type=int,
+    parser.add_argument('--domain', type=number(int, '--domain', 0, 232),
                         help='ROS_DOMAIN_ID (default: $ROS_DOMAIN_ID, else '
                              'one of 20-79)')

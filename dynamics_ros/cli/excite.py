@@ -41,6 +41,7 @@ from ..errors import ModelError
 from ..identification.excitation import DEFAULT_ITERATIONS, \
     DEFAULT_RESTARTS
 from ..model.robot_model import RobotModel
+from ..resources import quote_path, read_user_yaml
 
 # What ``python -m dynamics_ros --help`` says of this command.
 HELP = ('optimized identification trajectory of a URDF '
@@ -154,17 +155,18 @@ def payload_plan(model, args, bounds, progress):
 
 def resend(args, progress):
     """Publish an excitation file as it is; 2 if it cannot be read."""
-    import yaml
-
+    from ..bounded_yaml import PLAN_BOUNDS
     from ..identification.excitation import TrajectoryPlan
 
     try:
-        with open(args.resend, encoding='utf-8') as stream:
-            plan = TrajectoryPlan.from_dict(yaml.safe_load(stream))
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as \
-            error:
+        data, _, _ = read_user_yaml(args.resend, 'excitation file',
+                                    ValueError, text=False,
+                                    bounds=PLAN_BOUNDS)
+        plan = TrajectoryPlan.from_dict(data)
+    except (OSError, KeyError, TypeError, ValueError) as error:
         print('error: %s is not an excitation file written by excite (%s)'
-              % (args.resend, str(error)[:200]), file=sys.stderr)
+              % (quote_path(args.resend), str(error)[:200]),
+              file=sys.stderr)
         return 2
     progress('%s: %d points over %.1f s; waiting for a subscriber on %s...'
              % (args.resend, len(plan.times), plan.times[-1], args.topic))
@@ -181,21 +183,25 @@ def add_arguments(parser):
             action.nargs, action.required, action.default = '?', False, None
     add_options(parser, (
         ('--out', 'excitation.yaml', 'YAML file to write'),
-        ('--period', 10.0, 'period of the Fourier series, s'),
-        ('--harmonics', 5, 'harmonics of the Fourier series'),
-        ('--periods', 3, 'periods in the trajectory'),
-        ('--rate', 100.0, 'points per second'),
+        ('--period', 10.0, 'period of the Fourier series, s', (0.1, 3600.0)),
+        ('--harmonics', 5, 'harmonics of the Fourier series', (1, 100)),
+        ('--periods', 3, 'periods in the trajectory', (1, 1000)),
+        ('--rate', 100.0, 'points per second', (1.0, 10000.0)),
         ('--velocity-fraction', 0.8, 'fraction of the URDF velocity limits'),
         ('--acceleration', 4.0, 'acceleration limit, rad/s^2 (or m/s^2)'),
         ('--margin', 0.1, 'distance kept from the position limits'),
-        ('--iterations', DEFAULT_ITERATIONS, 'L-BFGS steps from each start'),
-        ('--restarts', DEFAULT_RESTARTS, 'random starts of the optimizer'),
+        ('--iterations', DEFAULT_ITERATIONS, 'L-BFGS steps from each start',
+         (1, 100000)),
+        ('--restarts', DEFAULT_RESTARTS, 'random starts of the optimizer',
+         (1, 1000)),
         ('--seed', 0, 'seed of the random starts'),
-        ('--timeout', 10.0, 'seconds to wait for a subscriber'),
+        ('--timeout', 10.0, 'seconds to wait for a subscriber',
+         (0.0, 86400.0)),
         ('--topic', TRAJECTORY_TOPIC, 'JointTrajectory topic of --send'),
         ('--start', '', 'with --payload: start positions, comma-separated, '
          'model order (empty: the middle of the limits)'),
-        ('--duration', 6.0, 'with --payload: seconds of motion'),
+        ('--duration', 6.0, 'with --payload: seconds of motion',
+         (0.1, 3600.0)),
     ))
     parser.add_argument('--payload', action='store_true',
                         help='a short wrist motion from --start for payload '

@@ -28,7 +28,8 @@ import time
 import numpy as np
 
 from .figures import save_figure
-from .options import add_figure_options, add_options, figure_path
+from .options import add_figure_options, add_options, figure_path, \
+    number
 from ..dynamics.rnea import inverse_dynamics
 from ..flexible.config import load_flexible
 from ..flexible.control import CubicSplineTrajectory, PIDController
@@ -179,19 +180,20 @@ def add_arguments(parser):
                         '"urdf" entry)')
     parser.add_argument('--tip', help='link whose deflection is reported '
                         '(default: the last link)')
-    parser.add_argument('--dt', type=float, default=None,
+    parser.add_argument('--dt', type=number(float, '--dt', 1e-6, 1e-2),
+                        default=None,
                         help='RK4 step, s (default: 1/20 of the shortest '
                         'natural period, at most 1 ms)')
-    parser.add_argument('--start', type=float, nargs='+',
+    parser.add_argument('--start', type=number(float, '--start'), nargs='+',
                         help='start joint angles, rad (default -0.3 0.6)')
-    parser.add_argument('--goal', type=float, nargs='+',
+    parser.add_argument('--goal', type=number(float, '--goal'), nargs='+',
                         help='goal joint angles, rad (default 0.9 -0.4)')
     # Gains per joint (one value: all joints).  The derivative gain is kept
     # low: a flexible link's joint sees only a small inertia at high
     # frequency, and a sampled damper kd is stable only for kd dt / I < 2.
     add_options(parser, (
-        ('--duration', 3.0, 'simulated time, s'),
-        ('--move-time', 1.5, 'duration of the move, s'),
+        ('--duration', 3.0, 'simulated time, s', (1e-3, 600.0)),
+        ('--move-time', 1.5, 'duration of the move, s', (1e-3, 600.0)),
         ('--kp', [150.0, 40.0], 'proportional gains, N m/rad'),
         ('--ki', [50.0, 10.0], 'integral gains, N m/(rad s)'),
         ('--kd', [10.0, 2.0], 'derivative gains, N m s/rad'),

@@ -40,6 +40,7 @@ import time
 from .options import add_model_options, add_options
 from ..dynamics.friction import DEFAULT_SMOOTHING
 from ..errors import IdentificationError, ModelError
+from ..identification import CHUNK_SECONDS_BOUNDS
 from ..model.urdf import load_urdf, urdf_text
 
 # What ``python -m dynamics_ros --help`` says of this command.
@@ -55,6 +56,7 @@ def stem(path):
 def run(args):
     """Identify and write the outputs; 2 on an error the user can fix."""
     from ..identification.output import write_outputs
+    from ..identification.parallel import check_scheduler
     from ..identification.pipeline import identify, NO_HOLDOUT
 
     start = time.monotonic()
@@ -64,13 +66,17 @@ def run(args):
 
     min_speed = None if args.min_speed == 'auto' else args.min_speed
     try:
+        if args.scheduler:   # before any data is read: fail fast
+            check_scheduler(args.scheduler)
         if min_speed is not None:
             try:
                 min_speed = float(min_speed)
             except ValueError:
+                min_speed = float('nan')
+            if not 0.0 <= min_speed < float('inf'):
                 raise IdentificationError('--min-speed must be "auto" or a '
-                                          'speed in rad/s, got %r'
-                                          % args.min_speed[:40])
+                                          'finite speed >= 0 in rad/s, got '
+                                          '%r' % args.min_speed[:40])
         text = urdf_text(args.urdf, args.xacro_arg)
         model = load_urdf(text, root_link=args.root, tip_link=args.tip)
         progress('model %r: %d joints (%s)' % (
@@ -149,12 +155,17 @@ def add_arguments(parser):
                              'to run the chunks on a cluster')
     add_options(parser, (
         ('--topic', 'joint_states', 'JointState topic in the bag'),
-        ('--prior-weight', 1.0, 'weight of the URDF values as prior (0: none)'),
-        ('--holdout', 0.25, 'fraction at the end kept for validation'),
-        ('--cutoff', 5.0, 'low-pass cut-off of the zero-phase filter, Hz'),
+        ('--prior-weight', 1.0, 'weight of the URDF values as prior (0: none)',
+         (0.0, 1e12)),
+        ('--holdout', 0.25, 'fraction at the end kept for validation',
+         (0.0, 0.9)),
+        ('--cutoff', 5.0, 'low-pass cut-off of the zero-phase filter, Hz',
+         (1e-3, 1e4)),
         ('--smoothing', DEFAULT_SMOOTHING,
-         'Coulomb friction tanh(qd / smoothing), rad/s'),
-        ('--chunk-seconds', 120.0, 'recording time per chunk of work, s'),
+         'Coulomb friction tanh(qd / smoothing), rad/s', (1e-9, 1e3)),
+        ('--chunk-seconds', 120.0, 'recording time per chunk of work, s',
+         CHUNK_SECONDS_BOUNDS),
         ('--workers', -1, 'local Dask worker processes (0: in process; '
-         '-1: in process for short recordings, the CPUs for long ones)'),
+         '-1: in process for short recordings, the CPUs for long ones)',
+         (-1, 1024)),
     ))

@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 from .figures import save_figure
-from .options import add_figure_options, add_options, figure_path
+from .options import add_figure_options, add_options, figure_path, \
+    number
 from ..control.computed_torque import computed_torque
 from ..estimation.collision import CollisionDetector
 from ..estimation.momentum_observer import MomentumObserver
@@ -258,19 +259,19 @@ def add_arguments(parser):
                         'PUMA 560)')
     parser.add_argument('--link', help='link pushed (default: tool0, else '
                         'the deepest link of the arm)')
-    parser.add_argument('--force', type=float, nargs=3,
+    parser.add_argument('--force', type=number(float, '--force'), nargs=3,
                         default=[25.0, -15.0, 30.0],
                         help='force of the push in the link frame, N '
                         '(default 25 -15 30)')
-    parser.add_argument('--moment', type=float, nargs=3,
+    parser.add_argument('--moment', type=number(float, '--moment'), nargs=3,
                         default=[0.0, 0.0, 0.0],
                         help='moment of the push about the link origin, '
                         'N m (default 0 0 0)')
     add_options(parser, (
-        ('--push-on', 1.0, 'push starts, s'),
-        ('--push-off', 2.0, 'push ends, s'),
-        ('--duration', 3.0, 'simulated time, s'),
-        ('--dt', 1e-3, 'simulation step and sample period, s'),
+        ('--push-on', 1.0, 'push starts, s', (0.0, 600.0)),
+        ('--push-off', 2.0, 'push ends, s', (0.0, 600.0)),
+        ('--duration', 3.0, 'simulated time, s', (1e-3, 600.0)),
+        ('--dt', 1e-3, 'simulation step and sample period, s', (1e-5, 0.1)),
         ('--amplitude', 0.3, 'reference amplitude per joint, rad'),
         ('--frequency', 0.5, 'reference frequency, Hz'),
         ('--gain', 50.0, 'observer gain K, 1/s'),

@@ -49,8 +49,17 @@ from .trajectory import sample_many, segment_coefficients, Trajectory
 from ..dynamics.rnea import inverse_dynamics
 
 KINDS = ('effort', 'velocity', 'acceleration')
+# Most samples one check evaluates: 5 minutes of trajectory at the 1 kHz of
+# joint_trajectory_controller (~70 MB of samples for 7 joints, a few
+# seconds of inverse dynamics).  A longer trajectory (2147483647 s would be
+# 15.6 TiB) is refused before anything is allocated.
+MAX_SAMPLES = 300000
 UNITS = {'effort': 'N m or N', 'velocity': 'rad/s or m/s',
          'acceleration': 'rad/s^2 or m/s^2'}
+
+
+class TooManySamples(ValueError):
+    """A trajectory whose check would take more than MAX_SAMPLES samples."""
 
 
 class InfeasiblePath(ValueError):
@@ -274,9 +283,20 @@ def sample_times(trajectory, rate):
     Return the sample times (absolute): every 1/rate s and every waypoint.
 
     From the first waypoint to the last; the waypoints themselves are
-    included, where the controller's acceleration may jump.
+    included, where the controller's acceleration may jump.  Raises
+    TooManySamples, naming the bound, when that is more than
+    MAX_SAMPLES samples (checked before anything is allocated).
     """
-    times = trajectory.start_time + np.asarray(trajectory.times, dtype=float)
+    relative = np.asarray(trajectory.times, dtype=float)
+    span = float(relative[-1] - relative[0])
+    needed = span * float(rate) + relative.size
+    if not needed <= MAX_SAMPLES:   # also NaN
+        raise TooManySamples(
+            'a trajectory of %.6g s with %d points needs %.3g samples at '
+            '%g Hz, over the bound of %d (MAX_SAMPLES: %g s at %g Hz)' % (
+                span, relative.size, needed, rate, MAX_SAMPLES,
+                MAX_SAMPLES / float(rate), rate))
+    times = trajectory.start_time + relative
     dense = np.arange(times[0], times[-1], 1.0 / float(rate))
     return np.unique(np.concatenate([dense, times]))
 

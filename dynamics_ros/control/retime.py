@@ -66,7 +66,8 @@ from typing import Optional
 import numpy as np
 
 from .feasibility import (evaluate, InfeasiblePath, KINDS,
-                          refuse_static_overload, report_of, trajectory_of)
+                          refuse_static_overload, report_of, TooManySamples,
+                          trajectory_of)
 from .trajectory import waypoint_references
 from ..dynamics.rnea import inverse_dynamics
 
@@ -688,8 +689,12 @@ def annotate_or_retime(model, trajectory, limits, mode='annotate',
                          % (', '.join(TRAJECTORY_MODES), mode))
     times = np.asarray(trajectory.times, dtype=float)
     duration = float(times[-1])
-    report = report_of(evaluate(model, trajectory, rate),
-                       limits.scaled(margin), model.joint_names)
+    try:
+        report = report_of(evaluate(model, trajectory, rate),
+                           limits.scaled(margin), model.joint_names)
+    except TooManySamples as error:
+        return TrajectoryOutcome(mode, None, None, refusal=str(error),
+                                 input_duration=duration)
     if mode == 'annotate' or report.feasible:
         efforts = np.atleast_2d(inverse_dynamics(
             model, *waypoint_references(trajectory)))
@@ -702,7 +707,9 @@ def annotate_or_retime(model, trajectory, limits, mode='annotate',
     try:
         result = retime(model, trajectory.positions, limits, margin=margin,
                         rate=rate)
-    except InfeasiblePath as error:
+    except (InfeasiblePath, TooManySamples) as error:
+        # TooManySamples: a timing within limits far below the path's
+        # needs (hours long) is refused like one that cannot keep them.
         return TrajectoryOutcome(mode, None, None, refusal=str(error),
                                  input_duration=duration)
     result.input_report = report

@@ -27,6 +27,7 @@ derivatives, so what is identified is what is applied.
 
 import numpy as np
 
+from ..bounded_yaml import YamlLimit
 from ..resources import read_user_yaml
 
 # The friction terms in the order of their regressor columns (per joint).
@@ -186,9 +187,11 @@ def read_friction(path):
 
     The file is read with ``read_user_file`` (a regular file of at most
     CONFIG_SIZE_LIMIT bytes; else UnreadableFile, an OSError).  A reason
-    never quotes the file's text: YAML errors give the line and column.
+    never quotes the file's text: YAML errors and a file over
+    bounded_yaml.CONFIG_BOUNDS (depth, nodes) are a YamlLimit (a
+    ValueError) with the line and column.
     """
-    data, _, what = read_user_yaml(path, 'friction file', ValueError,
+    data, _, what = read_user_yaml(path, 'friction file', YamlLimit,
                                    text=False)
     return JointFriction.from_dict(data, what)
 

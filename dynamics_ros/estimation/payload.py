@@ -252,7 +252,7 @@ def checked_recording(model, recording):
                                   '(record a driver that publishes effort)'
                                   % source)
     without = [j for j, column in zip(recording.joint_names, efforts.T)
-               if not np.all(np.isfinite(column)) or not np.any(column)]
+               if not np.all(np.isfinite(column))]
     if without:
         raise IdentificationError('%s: no (or non-finite) effort for joints '
                                   '%s' % (source, ', '.join(without)))

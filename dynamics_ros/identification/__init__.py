@@ -22,3 +22,9 @@ ROS-free.  ``base_parameters`` (which combinations the data can see),
 chunks in process or on Dask), ``output`` (URDF, friction YAML and report
 out), ``pipeline`` (the named steps, as the CLI runs them).
 """
+
+# Recording time per job, s (``identify --chunk-seconds``): below a second
+# the jobs' overhead (and their filter edges) outweighs their work, above a
+# day a job is the recording.  Here, not in pipeline, so the command line
+# checks it without importing the numerical modules.
+CHUNK_SECONDS_BOUNDS = (1.0, 86400.0)

@@ -27,13 +27,26 @@ or the scheduler at ``scheduler`` (``tcp://host:8786``) for a cluster.
 """
 
 import os
+import re
+import socket
+import struct
 
 from .chunks import Equations, job_equations
+from ..errors import IdentificationError
 from ..optional import import_optional
 
 # Fewer jobs than this run in process when no worker count is given: a
 # local cluster takes seconds to start, more than a few jobs take.
 MIN_PARALLEL_JOBS = 4
+# A scheduler address: tcp://HOST:PORT or tls://HOST:PORT (Dask's
+# "Communications" page; HOST a name, IPv4 or [IPv6]).
+ADDRESS = re.compile(r'^(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)'
+                     r':([0-9]{1,5})$')
+SCHEDULER_TIMEOUT = 5.0   # connect and first bytes, s
+# A Dask peer sends its handshake first: an 8-byte length, then that many
+# bytes (a frame count and frame lengths, 8 bytes each, then msgpack).  Its
+# handshake is a few hundred bytes; one announcing more is not Dask.
+HANDSHAKE_LIMIT = 1024 * 1024
 IN_FLIGHT = 2
 
 
@@ -42,6 +55,82 @@ def default_workers(jobs):
     if jobs < MIN_PARALLEL_JOBS:
         return 0
     return max(1, min(os.cpu_count() or 1, jobs))
+
+
+def _read(connection, size, timeout):
+    """Read exactly ``size`` bytes (fewer if the peer closes or is slow)."""
+    connection.settimeout(timeout)
+    data = b''
+    try:
+        while len(data) < size:
+            part = connection.recv(size - len(data))
+            if not part:
+                break
+            data += part
+    except socket.timeout:
+        pass
+    return data
+
+
+def _handshake_fault(connection, timeout):
+    """Return why a connected peer is not a Dask scheduler, or None."""
+    head = _read(connection, 8, timeout)
+    if not head:
+        return ('accepted the connection but sent nothing within %g s (a '
+                'Dask scheduler sends its handshake first; an HTTP server '
+                'waits for a request)' % timeout)
+    if head.startswith((b'HTTP', b'SSH-', b'<', b'220 ', b'+OK')) or \
+            len(head) < 8:
+        return 'answered %r..., not a Dask handshake' % head[:8]
+    total, = struct.unpack('<Q', head)
+    if not 16 <= total <= HANDSHAKE_LIMIT:
+        return ('answered bytes that are not a Dask handshake (it announced '
+                '%.3g bytes; a handshake is 16 bytes to %d KiB)' % (
+                    total, HANDSHAKE_LIMIT // 1024))
+    body = _read(connection, total, timeout)
+    frames, = struct.unpack('<Q', body[:8]) if len(body) >= 8 else (0,)
+    if len(body) < total or not 1 <= frames <= 64 or \
+            len(body) < 8 * (frames + 1) or sum(struct.unpack(
+                '<%dQ' % frames, body[8:8 * (frames + 1)])) > total:
+        return 'answered bytes that are not a Dask handshake'
+    return None
+
+
+def check_scheduler(address, timeout=SCHEDULER_TIMEOUT):
+    """
+    Raise IdentificationError unless ``address`` answers as a Dask scheduler.
+
+    The form first (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT), then a
+    TCP connection within ``timeout`` s, then (tcp) the first bytes the peer
+    sends checked as a Dask handshake, sizes bounded, before Dask's own
+    client reads anything: an HTTP server, an SSH server or one that
+    answers junk is named, and nothing it announces is allocated.
+    """
+    shown = repr(str(address)[:80])
+    match = ADDRESS.match(str(address))
+    if match is None:
+        raise IdentificationError(
+            '--scheduler %s is not a Dask scheduler address (expected '
+            'tcp://HOST:PORT or tls://HOST:PORT)' % shown)
+    scheme, host, port = match.group(1) or 'tcp', match.group(2), \
+        int(match.group(3))
+    if not 1 <= port <= 65535:
+        raise IdentificationError('--scheduler %s: port %d is not within '
+                                  '1-65535' % (shown, port))
+    try:
+        connection = socket.create_connection((host.strip('[]'), port),
+                                              timeout=timeout)
+    except OSError as error:
+        raise IdentificationError(
+            '--scheduler %s: no connection within %g s (%s)' % (
+                shown, timeout, error.strerror or type(error).__name__))
+    try:
+        fault = None if scheme == 'tls' else \
+            _handshake_fault(connection, timeout)
+    finally:
+        connection.close()
+    if fault is not None:
+        raise IdentificationError('--scheduler %s %s' % (shown, fault))
 
 
 def run_jobs(jobs, total, workers=None, scheduler=None, done=None,
@@ -86,7 +175,8 @@ def run_on_dask(jobs, workers, scheduler, done, say):
         if say is not None:
             say('dask: local cluster of %d worker processes' % workers)
     else:
-        client = Client(scheduler)
+        check_scheduler(scheduler)
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
         if say is not None:
             say('dask: scheduler %s' % scheduler)
     try:

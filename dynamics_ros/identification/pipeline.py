@@ -49,7 +49,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import chunks
+from . import CHUNK_SECONDS_BOUNDS, chunks
 from .base_parameters import model_base_parameters
 from .fit import consistent_fit_normal, ordinary_fit_normal
 from .recording import CHUNK_SAMPLES, DEFAULT_CUTOFF, DEFAULT_TOPIC, \
@@ -526,6 +526,11 @@ def identify(model, recording, friction=True, prior_weight=1.0,
     which rows friction cannot be trusted on (module docstring), a number
     sets it (0: every row).  Returns an Identification.
     """
+    low, high = CHUNK_SECONDS_BOUNDS
+    if not low <= float(chunk_seconds) <= high:   # also NaN
+        raise IdentificationError(
+            'chunk_seconds must be within [%g, %g] s (its bound), got %r'
+            % (low, high, chunk_seconds))
     settings = Settings(friction=friction, prior_weight=prior_weight,
                         holdout=holdout, cutoff=cutoff, decimate=decimate,
                         smoothing=smoothing, min_speed=min_speed,

@@ -25,6 +25,9 @@ Before the node is created, the cached kernels are loaded
 (``fast.load_kernels``): no first message waits 1-3 s for them while the
 node's clock stands still.
 
+``--help`` (or ``-h``, also after ``--ros-args``) prints the usage and the
+node's parameter tables and exits 0 before rclpy starts (``node_help``).
+
 Shutdown is orderly: rclpy's own signal handling is off, the executor spins
 in a worker thread with a short timeout, and the main thread waits for the
 signal, then stops the executor, destroys the node (which stops any thread
@@ -49,6 +52,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.signals import SignalHandlerOptions
 
+from .node_help import help_requested, print_help
 from .. import fast
 from ..errors import ModelError
 from ..fast.compiler import FIRST_START_SECONDS, kernels_cached
@@ -135,6 +139,8 @@ def spin_until(executor, stop, failure):
 
 def run(node_class, args=None):
     """Create ``node_class()`` and spin it; return the exit status."""
+    if help_requested(sys.argv[1:] if args is None else args):
+        return print_help(node_class)   # before rclpy: no ROS graph
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     stop = threading.Event()
     for number in (signal.SIGINT, signal.SIGTERM):

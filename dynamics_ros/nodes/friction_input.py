@@ -23,10 +23,46 @@ before the observer, simulator_node puts it in its plant and
 linearization_node's A gets its slope.  The file is read through the safe
 reader (a regular file under a size cap); a reason names the path, never
 the file's text.
+
+The file is parsed once while it stays the same (same inode, size and
+modification time): the parameter check, the node's use of it and
+payload_estimation_node's every estimate share that one parse, so a set
+of ``friction_file`` costs one bounded read (bounded_yaml.CONFIG_BOUNDS).
 """
 
+from collections import OrderedDict
+import os
+
+from ..bounded_yaml import YamlLimit
 from ..dynamics.friction import read_friction
 from ..reasons import cut, quote
+
+# Files remembered: a node uses one; a few for parameter sets tried in turn.
+CACHED_FILES = 4
+_parsed = OrderedDict()
+
+
+def cached_friction(path):
+    """
+    Return read_friction(path), parsed once while the file is unchanged.
+
+    Errors are those of read_friction (OSError, ValueError); a refused file
+    is not remembered (it is read again if named again).
+    """
+    try:
+        status = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return read_friction(path)   # raises the reader's own reason
+    key = (os.path.abspath(path), status.st_dev, status.st_ino,
+           status.st_size, status.st_mtime_ns)
+    if key in _parsed:
+        _parsed.move_to_end(key)
+        return _parsed[key]
+    friction = read_friction(path)
+    _parsed[key] = friction
+    while len(_parsed) > CACHED_FILES:
+        _parsed.popitem(last=False)
+    return friction
 
 
 def friction_file_reason(path, model=None):
@@ -34,11 +70,14 @@ def friction_file_reason(path, model=None):
     if not path:
         return None
     try:
-        read_friction(path)
+        cached_friction(path)
     except OSError as error:
         # The reader's reasons name the path and what is wrong with it.
         return 'friction_file %s cannot be read (%s)' % (
             quote(path), cut(str(error)))
+    except YamlLimit as error:
+        # Not valid YAML or over a bound: where and which, never the text.
+        return 'friction_file %s refused: %s' % (quote(path), cut(str(error)))
     except ValueError:
         # The file's own text is not quoted back.
         return 'friction_file %s is not a friction YAML ({smoothing, ' \
@@ -60,7 +99,7 @@ def load_friction(logger, path, model):
     if reason is not None:
         logger.warning('%s: no joint friction used' % reason)
         return None
-    friction = read_friction(path)
+    friction = cached_friction(path)
     known = [name for name in friction.joint_names
              if name in model.joint_names]
     logger.info('friction_file %s loaded: viscous and Coulomb friction of '

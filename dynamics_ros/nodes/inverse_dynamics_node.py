@@ -359,11 +359,17 @@ class InverseDynamicsNode(Node):
         with self.lock:
             model, index = self.model, self.index
         if model is None:
+            self.retiming.refused(NO_MODEL)
             self.warnings.ignored('trajectory_in', NO_MODEL)
             return
-        trajectory = self.read_trajectory(msg, model, 0.0)
+        try:
+            trajectory = self.read_trajectory(msg, model, 0.0)
+        except ValueError as error:   # BadInput: reported, then warned
+            self.retiming.refused(error)
+            raise
         with self.lock:
             if self.model is not model:
+                self.retiming.refused('the model changed while reading it')
                 self.warnings.ignored('trajectory_in',
                                       'the model changed while reading it')
                 return

@@ -41,11 +41,11 @@ from std_srvs.srv import Trigger
 
 from .conversions import BadInput, is_zero_time, JointStateReader, to_seconds
 from .entry_point import entry_point
+from .friction_input import cached_friction
 from .model_source import ModelSource, NO_MODEL
 from .payload_estimation_parameters import PARAMETERS
 from .qos import DESCRIPTION_QOS, STATE_QOS
 from .throttled_warnings import node_warnings
-from ..dynamics.friction import read_friction
 from ..errors import IdentificationError
 from ..estimation.payload import estimate_payload
 from ..identification.recording import Recording
@@ -139,7 +139,7 @@ class PayloadEstimationNode(Node):
         path = self.get_parameter('friction_file').value
         link = self.get_parameter('tip_link').value or None
         try:
-            friction = read_friction(path).select(self.model.joint_names) \
+            friction = cached_friction(path).select(self.model.joint_names) \
                 if path else None
             estimate = estimate_payload(
                 self.model, self.recording(), link=link, friction=friction,

@@ -53,6 +53,17 @@ class TrajectoryArrays(NamedTuple):
 
 
 FIELDS = ('positions', 'velocities', 'accelerations', 'effort')
+# Most points of a trajectory a node takes: 100 s at the 1 kHz of
+# joint_trajectory_controller, ~20 MB of fields for 7 joints.  Beyond it a
+# message is refused before its fields are read.
+MAX_POINTS = 100000
+
+
+def check_point_count(count):
+    """Raise BadInput if a trajectory has more than MAX_POINTS points."""
+    if count > MAX_POINTS:
+        raise BadInput('JointTrajectory has %d points, over the bound of %d '
+                       '(MAX_POINTS)' % (count, MAX_POINTS))
 
 
 def message_trajectory(msg):
@@ -64,6 +75,7 @@ def message_trajectory(msg):
     names is BadInput.
     """
     points = msg.points
+    check_point_count(len(points))
     stamps = np.array([(p.time_from_start.sec, p.time_from_start.nanosec)
                        for p in points], dtype=float).reshape(-1, 2)
     fields = {}
@@ -152,6 +164,7 @@ def trajectory_arrays(msg, joint_names, start_time):
     times = arrays.times
     if times.size == 0:
         raise BadInput('JointTrajectory has no points')
+    check_point_count(times.size)
     steps = np.diff(times)
     if times[0] < 0.0 or np.any(steps <= 0.0):
         k = 0 if times[0] < 0.0 else int(np.flatnonzero(steps <= 0.0)[0]) + 1

@@ -38,7 +38,7 @@ from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 import yaml
 
-from ..control.retime import annotate_or_retime
+from ..control.retime import annotate_or_retime, TrajectoryOutcome
 
 FEASIBILITY_TOPIC = 'trajectory_feasibility'
 
@@ -96,6 +96,19 @@ class TrajectoryRetiming:
         self.trajectory_out = trajectory_out
         self.feasibility = node.create_publisher(String, FEASIBILITY_TOPIC,
                                                  qos)
+
+    def refused(self, reason):
+        """
+        Report a trajectory_in refused before its check (``reason``).
+
+        A malformed message (no points, names that do not match, lengths
+        that differ...) or one that came with no model still gets its
+        report (published false, feasible false, refused: the reason), as
+        the node page promises one for every trajectory_in.
+        """
+        mode = self.node.get_parameter('trajectory_mode').value
+        self.feasibility.publish(report_message(TrajectoryOutcome(
+            mode, None, None, refusal=str(reason))))
 
     def handle(self, msg, model, trajectory, limits, mode, margin,
                saturated):

@@ -172,9 +172,13 @@ def test_bad_recordings_are_refused_with_a_reason():
     assert 'too little' in reason and 'm_c' in reason
     reason = refusal(one_pose, mode='motion')
     assert 'does not move' in reason
+    one_missing = good.efforts.copy()
+    one_missing[5, 2] = np.inf
     no_effort = Recording(a.model.joint_names, good.times, good.positions,
-                          np.zeros_like(good.efforts), source='no effort')
-    assert 'no (or non-finite) effort' in refusal(no_effort)
+                          one_missing, source='no effort')
+    reason = refusal(no_effort)
+    assert 'no (or non-finite) effort' in reason
+    assert a.model.joint_names[2] in reason
     nan_effort = Recording(a.model.joint_names, good.times, good.positions,
                            np.full_like(good.efforts, np.nan),
                            source='nan effort')
@@ -220,3 +224,20 @@ def test_payload_excitation_is_short_within_limits_and_from_the_pose():
     assert data['times'][0] == 2.0 and len(plan.times) == 1001
     with pytest.raises(ValueError, match='outside the position range'):
         payload_excitation(a.model, a.model.upper_limit + 0.1)
+
+
+def test_an_effort_of_exactly_zero_is_an_effort():
+    # The Panda's first axis is vertical: held still its torque is 0.  A
+    # noise-free driver publishes exactly 0 there; that is a measurement,
+    # not a missing one (absent or non-finite is missing).
+    a = arm('panda')
+    rng = np.random.default_rng(11)
+    recording = static_recording(a, rng)
+    efforts = recording.efforts.copy()
+    efforts[:, 0] = 0.0
+    zeroed = Recording(a.model.joint_names, recording.times,
+                       recording.positions, efforts, source='zero axis')
+    estimate = estimate_payload(a.model, zeroed, link=a.link,
+                                friction=a.friction)
+    assert abs(estimate.mass - a.mass) < 0.02 * a.mass, estimate.summary()
+    assert np.max(np.abs(estimate.com - a.com)) < 0.005, estimate.summary()

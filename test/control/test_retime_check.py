@@ -25,7 +25,9 @@ import sys
 
 import dynamics_ros as dr
 from dynamics_ros.control.feasibility import (check, InfeasiblePath,
-                                              Limits, limits_in_use)
+                                              Limits, limits_in_use,
+                                              MAX_SAMPLES, sample_times,
+                                              TooManySamples)
 from dynamics_ros.control.retime import (annotate_or_retime, load_toppra,
                                          retime)
 from dynamics_ros.control.trajectory import sample, sample_many, Trajectory
@@ -307,3 +309,42 @@ def test_node_outcome_of_each_mode():
     assert not summary['published'] and not summary['feasible']
     with pytest.raises(ValueError, match='annotate, retime'):
         annotate_or_retime(PANDA, quick, limits, 'fast')
+
+
+@pytest.mark.parametrize('mode', ['annotate', 'retime'])
+def test_an_absurd_duration_is_refused_before_allocating(mode):
+    # time_from_start of 2147483647 s: 2.1e12 samples at 1 kHz (15.6 TiB)
+    # were allocated; the bound refuses it first, and it is reported.
+    far = Trajectory(times=np.array([0.0, 2147483647.0]),
+                     positions=np.stack([HOME, HOME + 0.1]),
+                     velocities=np.zeros((2, 7)),
+                     accelerations=np.zeros((2, 7)),
+                     has_velocity=np.zeros(2, bool),
+                     has_acceleration=np.zeros(2, bool))
+    outcome = annotate_or_retime(PANDA, far, limits_in_use(
+        PANDA, acceleration_limits=ACCELERATION), mode)
+    assert outcome.result is None
+    assert 'over the bound of %d (MAX_SAMPLES' % MAX_SAMPLES in \
+        outcome.refusal
+    assert '2.14748e+09 s' in outcome.refusal
+    summary = yaml.safe_load(yaml.safe_dump(outcome.summary()))
+    assert summary['published'] is False and summary['feasible'] is False
+    assert summary['input_duration'] == 2147483647.0
+
+
+def test_the_sample_bound_is_exact():
+    # Just within: MAX_SAMPLES samples are taken; one more is refused.
+    span = (MAX_SAMPLES - 2) / 1000.0
+    within = Trajectory(times=np.array([0.0, span]),
+                        positions=np.stack([HOME, HOME]),
+                        velocities=np.zeros((2, 7)),
+                        accelerations=np.zeros((2, 7)),
+                        has_velocity=np.zeros(2, bool),
+                        has_acceleration=np.zeros(2, bool))
+    assert len(sample_times(within, 1000.0)) <= MAX_SAMPLES
+    within.times[-1] = span + 0.002
+    with pytest.raises(TooManySamples, match='over the bound'):
+        sample_times(within, 1000.0)
+    within.times[-1] = np.nan
+    with pytest.raises(TooManySamples):
+        sample_times(within, 1000.0)

@@ -147,7 +147,7 @@ def test_the_reader_refuses_unopened_and_caps_the_size(tmp_path, opened):
         stream.truncate(resources.URDF_SIZE_LIMIT + 1)
     with pytest.raises(dr.ModelError, match='over the 16 MiB limit'):
         load_urdf(str(big))
-    with pytest.raises(dr.ModelError, match='over the 4 MiB limit'):
+    with pytest.raises(dr.ModelError, match='over the 1 MiB limit'):
         read_actuator_config(str(big))
     assert opened == [str(big)]   # written above; never opened to read
     # UnreadableFile is an OSError too: callers of read_friction that
