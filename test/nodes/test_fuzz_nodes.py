@@ -38,6 +38,7 @@ from dynamics_ros.nodes.parameter_reference import MODEL_TABLE, table, \
 from hostile import FUZZ_SECONDS, hostile_text, hostile_value, SEED
 import numpy as np
 import pytest
+from rcl_interfaces.msg import Parameter as ParameterMessage
 from rclpy.parameter import Parameter
 from ros_harness import all_finite, executable, finish, \
     inverse_dynamics_topics, node_environment, NodeProcess, \
@@ -115,6 +116,24 @@ def set_async(ros, node=NODE, **values):
             name, value=value)).to_parameter_msg()
         for name, value in values.items()]
     return client.call_async(request)
+
+
+def parameter_values(ros, names):
+    """Return {name: rclpy Parameter} of the node's set ``names`` now."""
+    from rcl_interfaces.srv import GetParameters
+    client = ros.node.create_client(GetParameters,
+                                    '/%s/get_parameters' % NODE)
+    ros.wait_for(client.service_is_ready, what='get_parameters service')
+    future = client.call_async(GetParameters.Request(names=names))
+    ros.wait_for(future.done, what='get_parameters reply')
+    ros.node.destroy_client(client)
+    values = {}
+    for name, value in zip(names, future.result().values):
+        parameter = Parameter.from_parameter_msg(
+            ParameterMessage(name=name, value=value))
+        if parameter.type_ != Parameter.Type.NOT_SET:
+            values[name] = parameter
+    return values
 
 
 def still_answers(ros):
@@ -225,6 +244,7 @@ def test_hostile_parameters_and_topics_leave_it_answering(ros):
     rng = np.random.default_rng(SEED)
     names = [spec.name for spec in table(NODE)] + [
         spec.name for spec in table(MODEL_TABLE)]
+    started = parameter_values(ros, names)
     end = time.monotonic() + FUZZ_SECONDS
     sets = 0
     while True:
@@ -250,9 +270,9 @@ def test_hostile_parameters_and_topics_leave_it_answering(ros):
         if time.monotonic() > end:
             break
     assert sets > len(names)
-    # The fuzz may have left any accepted value: back to a known model.
-    results = ros.set_parameters(NODE, robot_description=XML, mode='gravity',
-                                 friction_file='', saturate=True)
+    # The fuzz may have left any accepted value (a max_state_age that
+    # makes these stamps stale, say): every parameter back as it started.
+    results = ros.set_parameters(NODE, **started)
     assert all(result.successful for result in results), results
     still_answers(ros)
     assert all_finite(ros.efforts.messages)
