@@ -254,6 +254,7 @@ BAD_OWN = {
         'jump_policy': ['replay', LONG, '', 1.0],
         'missing_velocity': ['zero', LONG, ''],
         'follow_payload': ['yes', 1, 0.5],
+        'lockstep': [True, 'yes', 1],   # read-only: no set is taken
     },
     LIN_NODE: {
         'rate': [1e-12, 0.0, -1.0, NAN, INF, -INF, 1e12, 'fast'],
@@ -261,6 +262,7 @@ BAD_OWN = {
         'max_state_age': [-1.0, NAN, INF, 1e9],
         'missing_velocity': ['zero', LONG],
         'friction_file': ['/nonexistent/friction.yaml', LONG, '/', 1.0],
+        'lockstep': [True, 'yes', 1],
     },
 }
 # Refused only after model_source.py learns to (being changed beside this):
