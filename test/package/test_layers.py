@@ -36,8 +36,8 @@ import pytest
 
 PACKAGE = os.path.join(REPO_ROOT, 'dynamics_ros')
 LAYERS = [
-    ('checks', 'errors', 'optional', 'reasons', 'resources', 'spatial',
-     'streams'),
+    ('bounded_yaml', 'checks', 'errors', 'optional', 'reasons',
+     'resources', 'spatial', 'streams'),
     ('model',),
     ('fast',),
     ('dynamics',),

@@ -377,9 +377,6 @@ def test_every_documented_line_is_run_or_listed():
     assert len(lines) >= 40
 
 
-@pytest.mark.parametrize('starter, shots', PLAN,
-                         ids=['%s:%d:%s' % (s[0], s[1], s[2][:50])
-                              for s, _ in PLAN])
 def run_shot(workspace, shot, domain_id, tries=10):
     """Run a one-shot line; again while its node is not discovered yet."""
     # A node listed by `ros2 node list` may not be known yet to the next
@@ -393,6 +390,9 @@ def run_shot(workspace, shot, domain_id, tries=10):
     return status, output
 
 
+@pytest.mark.parametrize('starter, shots', PLAN,
+                         ids=['%s:%d:%s' % (s[0], s[1], s[2][:50])
+                              for s, _ in PLAN])
 def test_documented_line_runs(workspace, starter, shots):
     """The line starts its nodes; its page's one-shots show what it says."""
     page, _, line = starter
