@@ -19,7 +19,7 @@ Every integrator has the signature ``step(acceleration, t, q, qd, dt)`` and
 returns ``(q, qd)`` at ``t + dt``.
 
 - ``rk4``: classical fourth-order Runge-Kutta, the full dynamics at all four
-  stages (what Mackay's FLX uses, digest 001_mackay.md sec. 1);
+  stages (what Mackay's FLX uses, Mackay 1988, doc/theory/flexible_links.md);
 - ``semi_implicit_euler``: velocity first, then position with the new
   velocity (symplectic Euler; first order, bounded energy error, one
   dynamics call per step);

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Smaller input checks (issue 28, point 7).
+Smaller input checks: values refused with their reason.
 
 A massless last link is a ModelError when a Simulator is built, not a
 FloatingPointError at its first step; computed torque refuses arguments of

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Untrusted input stays data (issue 28, point 1), without ROS.
+Untrusted input stays data (never a path or code), without ROS.
 
 Every loader of a file a user names (URDF, xacro, flexible, actuator and
 friction configs) refuses a directory, a FIFO and /dev/zero without opening
