@@ -26,9 +26,9 @@ Issue 28, points 3, 4 and 5, over DDS with the nodes as processes:
   the reference held (computed torque then gives exactly g(q));
 - linearization_node stops publishing models once its state is older than
   ``max_state_age``;
-- a Panda's arm at 500 Hz and its gripper at 20 Hz on one
-  ``joint_states``: every arm message is answered with the whole model's
-  torques (Pinocchio to 1e-9).
+- a Panda's arm and its gripper on one ``joint_states``, the arm's driver
+  25 times as often as the gripper's: every arm message is answered with
+  the whole model's torques (Pinocchio to 1e-9).
 """
 
 import time
@@ -238,15 +238,14 @@ FINGERS = ['panda_finger_joint1', 'panda_finger_joint2']   # 2 mimics 1
 def hand():
     """inverse_dynamics_node on the Panda with its hand, gravity mode."""
     # max_state_age 1 s: a loaded test machine may delay the node by more
-    # than 0.1 s at 500 Hz; merging is what is tested here, the 20 Hz
-    # gripper being 50 ms old at most either way.
+    # than 0.1 s; merging is what is tested here, the gripper's state
+    # being 0.25 s old at most (the test sends it at least that often).
     node = NodeProcess(NODE, HAND_DOMAIN, {'robot_description': HAND_XML,
                                            'mode': 'gravity',
                                            'max_state_age': 1.0})
     tester = inverse_dynamics_topics(RosTester(HAND_DOMAIN))
     tester.gripper = tester.publisher(JointState, 'joint_states')
-    # 500 answers a second: a history deep enough that the tester, busy
-    # publishing, loses none of them.
+    # A history deep enough for every answer of the test.
     tester.replies = tester.collector(JointState, 'feedforward', 5000)
     tester.wait_for_subscriber(tester.states)
     tester.wait_for_subscriber(tester.gripper)
@@ -254,40 +253,44 @@ def hand():
     finish(node, tester)
 
 
-def test_arm_at_500_hz_and_gripper_at_20_hz_are_answered_whole(hand):
+def test_arm_and_gripper_drivers_are_answered_whole(hand):
+    # A robot's arm driver publishes 25 times as often as its gripper's
+    # (500 Hz and 20 Hz on a Panda). The ratio is what the merging sees,
+    # not the rate: each arm state goes out once the answer to the one
+    # before is in, so no message is lost to a busy machine (the
+    # sensor-data QoS keeps the last 5 only) and every one must be
+    # answered, whatever the load.
     warm_up(hand, list(Q0) + [0.01, 0.01], ARM + FINGERS)
     sent, fingers = [], []
-    start = time.monotonic()
-    next_arm = next_gripper = start
-    arm_from = start + 0.3   # the gripper's first messages come first
-    k = 0
-    while time.monotonic() < arm_from + 1.0:
-        now = time.monotonic()
-        if now >= next_gripper:
+    last_gripper = 0.0
+    for k in range(1, 401):
+        # Every 25th arm state, and at least every 0.25 s so the
+        # gripper's state never ages past max_state_age on a slow machine.
+        if k % 25 == 1 or time.monotonic() - last_gripper > 0.25:
+            last_gripper = time.monotonic()
             finger = 0.01 + 0.02 * (len(fingers) % 2)
             fingers.append(finger)
             msg = JointState(name=FINGERS, position=[finger, finger])
             msg.header.stamp = time_message(time.time())
             hand.gripper.publish(msg)   # no velocities: a gripper driver
-            next_gripper = max(next_gripper + 0.05, now)
-        if now >= next_arm and now >= arm_from:
-            k += 1
-            q = Q0 + 0.001 * k
-            t = time.time()
-            hand.states.publish(state(t, q, 0 * q, ARM))
-            sent.append((t, q, fingers[-2:]))
-            # 500 Hz; never a burst to catch up (the sensor-data QoS
-            # keeps the last 5 messages only).
-            next_arm = max(next_arm + 0.002, now)
-        hand.executor.spin_once(timeout_sec=0.0005)
-    hand.spin(1.0)
+        q = Q0 + 0.001 * k
+        t = time.time()
+        hand.states.publish(state(t, q, 0 * q, ARM))
+        sent.append((t, q, fingers[-2:]))
+        key = round(t, 6)
+        try:
+            hand.wait_for(lambda: any(
+                round(to_seconds(m.header.stamp), 6) == key
+                for m in hand.replies.messages[-5:]), timeout=5.0,
+                what='the answer to arm state %d' % k)
+        except AssertionError:
+            pass   # counted below
+    hand.spin(0.5)
     replies = {round(to_seconds(m.header.stamp), 6): m
                for m in hand.replies.messages}
     unanswered = [t for t, _, _ in sent if round(t, 6) not in replies]
-    # Best-effort delivery (sensor-data QoS) may lose a message under
-    # load; the node answers every one it gets (before: none).
-    assert len(unanswered) <= 0.01 * len(sent), (
-        len(unanswered), len(sent), hand.warnings(NODE))
+    assert not unanswered, (len(unanswered), len(sent),
+                            hand.warnings(NODE))
     checked = 0
     for t, q, recent in sent:
         reply = replies.get(round(t, 6))
@@ -307,4 +310,4 @@ def test_arm_at_500_hz_and_gripper_at_20_hz_are_answered_whole(hand):
                           / max(1.0, np.max(np.abs(expected))))
         assert min(errors) < 1e-9, errors
         checked += 1
-    assert checked >= 0.99 * len(sent) and len(sent) > 300
+    assert checked == len(sent) == 400
