@@ -14,8 +14,10 @@
 
 """Build and install dynamics_ros (ament_python: colcon or pip)."""
 
+import filecmp
 from glob import glob
 import os
+import shutil
 import subprocess
 import sys
 
@@ -35,7 +37,8 @@ class InstallAndCompile(install):
     makes the first start after ``colcon build`` load machine code instead.
     Without numba nothing is compiled; DYNAMICS_ROS_COMPILE_KERNELS=0 or a
     staged install skips it; a failure only warns (the nodes then compile
-    on first start).
+    on first start).  Where the source tree's cache already holds them
+    (``make venv`` compiled them) it is copied instead of compiled again.
     """
 
     def run(self):
@@ -46,6 +49,9 @@ class InstallAndCompile(install):
         if self.root or \
                 os.environ.get('DYNAMICS_ROS_COMPILE_KERNELS', '1') == '0':
             return
+        copy_kernel_cache(os.path.join(os.path.dirname(os.path.abspath(
+            __file__)), package_name, 'fast'), os.path.join(
+                self.install_lib, package_name, 'fast'))
         path = [self.install_lib] + [
             entry for entry in os.environ.get('PYTHONPATH', '').split(
                 os.pathsep) if entry]
@@ -58,6 +64,42 @@ class InstallAndCompile(install):
             print('warning: dynamics_ros kernels not compiled (exit status '
                   '%d): the nodes compile them on first start'
                   % result.returncode)
+
+
+def copy_kernel_cache(source, installed):
+    """
+    Copy the source tree's compiled kernels beside the installed copy.
+
+    Numba keys a cached kernel on its source file's modification time and
+    size and on the compiled code's own key (dynamics_ros.fast.compiler:
+    the sources' digest, the machine), not on the folder, so the cache of
+    sources installed unchanged is valid there once the installed files
+    carry their sources' times to the nanosecond (setuptools keeps whole
+    seconds only); the compile that follows then only loads.  A source
+    that differs leaves everything as it was, and that compile fills the
+    cache.
+    """
+    cache = os.path.join(source, '__pycache__')
+    sources = sorted(glob(os.path.join(source, '*.py')))
+    if not os.path.isdir(cache) or not sources:
+        return
+    copies = [os.path.join(installed, os.path.basename(path))
+              for path in sources]
+    if not all(os.path.isfile(copy) and filecmp.cmp(path, copy, False)
+               for path, copy in zip(sources, copies)):
+        return
+    for path, copy in zip(sources, copies):
+        stat = os.stat(path)
+        os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    target = os.path.join(installed, '__pycache__')
+    os.makedirs(target, exist_ok=True)
+    copied = 0
+    for path in glob(os.path.join(cache, '*')):
+        if path.endswith(('.nbi', '.nbc', '.ready')):
+            shutil.copy2(path, target)
+            copied += 1
+    print('dynamics_ros: %d compiled-kernel files copied from %s' % (
+        copied, cache))
 
 
 def share(folder, pattern):

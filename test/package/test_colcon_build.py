@@ -46,8 +46,9 @@ def install_base(tmp_path_factory):
         colcon = shutil.which('colcon')
     assert colcon, 'colcon is not installed (requirements.txt has it)'
     work = tmp_path_factory.mktemp('colcon')
-    # The build compiles every kernel (python -m dynamics_ros.fast): minutes
-    # on a loaded 2-core machine, so the bound only catches a hang.
+    # The build copies the clone's compiled kernels (make test compiled
+    # them first), else compiles every one (python -m dynamics_ros.fast):
+    # minutes on a loaded 2-core machine, so the bound only catches a hang.
     result = subprocess.run(
         [colcon, 'build', '--base-paths', ROOT,
          '--packages-select', 'dynamics_ros',
@@ -103,7 +104,7 @@ def test_installed_package_imports_and_finds_its_robots(install_base):
 
 def test_colcon_build_compiles_the_kernels(install_base):
     """
-    The build compiled the installed copy's kernels into its own cache.
+    The build gave the installed copy's kernels their own cache.
 
     So a node's first start after ``colcon build`` loads machine code: the
     ready marker of these sources is beside the installed package, and
