@@ -25,8 +25,9 @@ node's computed torque, in lockstep (doc/theory/lockstep.md: its
 ``feedforward`` answers each joint state and is the simulator's effort, so
 no command comes late however loaded the machine), the efforts the
 simulator applies never reach the effort limits (a clipped effort is
-applied at exactly the limit) and the node warns of no saturation.  A path gravity alone overloads is
-refused: a report, a warning, nothing on ``trajectory_out``.
+applied at exactly the limit) and the node warns of no saturation.  A
+path gravity alone overloads is refused: a report, a warning, nothing on
+``trajectory_out``.
 """
 
 from builtin_interfaces.msg import Time
