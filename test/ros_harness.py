@@ -382,3 +382,34 @@ def inertia_stamped(frame, mass, com, inertia):
         float(inertia[i, j]) for i, j in
         ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)))
     return msg
+
+
+TESTER_ANSWERS = 'ros_harness/answers'
+
+
+def answering_collector(tester, topic='joint_states',
+                        answers=TESTER_ANSWERS):
+    """
+    Collect every joint state of a lockstep simulator and answer each.
+
+    Name ``answers`` in the simulator's ``lockstep_peers``: it then takes
+    no step past a state the test has not read (doc/theory/lockstep.md),
+    so none is lost however slow the test runs, and simulated time stands
+    still while the test does not spin.  States published again while the
+    simulator waits come twice.  Returns a Collector.
+    """
+    from dynamics_ros.nodes.qos import LOCKSTEP_QOS
+    from sensor_msgs.msg import JointState
+    publisher = tester.publisher(JointState, answers, LOCKSTEP_QOS)
+    states = Collector.__new__(Collector)
+    states.messages = []
+
+    def on_state(msg):
+        states.messages.append(msg)
+        answer = JointState()
+        answer.header.stamp = msg.header.stamp
+        publisher.publish(answer)
+
+    states.subscription = tester.node.create_subscription(
+        JointState, topic, on_state, LOCKSTEP_QOS)
+    return states

@@ -24,14 +24,21 @@ external_torque_node and payload_estimation_node, all on the simulator's
 centre of mass (its ``payload.*`` parameters, one atomic set); the hold
 error and the observer's residual grow; a tour of still poses, the
 estimation service, and both followers take the estimate; the hold error
-and the residual fall back.  Every wait is on a condition with a generous
-timeout, every measurement over simulated time: nothing depends on speed.
+and the residual fall back.  The launch runs in lockstep
+(``lockstep:=true``, doc/theory/lockstep.md): the simulator waits for
+computed torque, the observer and the linearization at every joint state,
+so no command comes late however loaded the machine, and the tour's
+trajectory is stamped ahead, to start exactly there.  Every wait is on a
+condition with a generous timeout, every measurement over simulated time:
+nothing depends on speed.
 """
 
 import os
+import signal
 
 from builtin_interfaces.msg import Duration
 from conftest import REPO_ROOT
+from dynamics_ros.nodes.conversions import time_message
 from dynamics_ros.nodes.payload_input import payload_parameters
 from geometry_msgs.msg import InertiaStamped
 from launch_standins import load_launch_file, node_fully_qualified_name, \
@@ -63,7 +70,10 @@ INERTIA = box_inertia(MASS, (0.08, 0.12, 0.16))
 # config's 10 rad/s lets the unmodelled payload sag the wrist by a tenth
 # of a radian, settling for seconds).
 KP, KD = 400.0, 40.0
-REAL_TIME_FACTOR = 0.5
+# simulation.launch.py's peers in lockstep (LOCKSTEP_PEERS there): the
+# launch stand-ins join a list of strings into one string.
+LOCKSTEP_PEERS = ['feedforward', 'external_torques',
+                  'state_space/operating_point']
 # The pose held, and the still poses of the estimation tour (wrist turned
 # so gravity takes three directions in the hand frame).
 HOLD = np.array([0.2, -0.5, 0.1, -2.0, 0.3, 1.8, 0.6])
@@ -97,6 +107,8 @@ def launched(arguments):
             table[last] = value
         remaps = {recorded.value(a): recorded.value(b)
                   for a, b in node.remappings}
+        if parameters.get('lockstep_peers'):
+            parameters['lockstep_peers'] = list(LOCKSTEP_PEERS)
         yield node.executable, parameters, remaps
 
 
@@ -152,7 +164,11 @@ class Loop:
         """
         start = self.now() + SETTLE
         self.wait_until(start + MEASURE)
-        self.tester.spin(0.2)   # the observer's answers to the last states
+        # The observer's answers to the last states (it answered each
+        # before the simulator stepped on).
+        self.tester.wait_for(lambda: self.torques.messages and max(
+            stamp_of(m) for m in self.torques.messages) >= start + MEASURE,
+            what='external torques at %.1f s' % (start + MEASURE))
         errors = [np.max(np.abs(reorder(m.position, m.name, JOINTS) - target))
                   for m in self.states.messages
                   if start <= stamp_of(m) <= start + MEASURE]
@@ -203,7 +219,10 @@ class Loop:
         """Send the poses as one trajectory; wait until it ended."""
         msg = self.trajectory(poses)
         self.tester.wait_for_subscriber(self.trajectories)
-        start = self.now()
+        # Stamped ahead: in lockstep it starts at its stamp, from the
+        # state there (doc/theory/lockstep.md).
+        start = self.now() + 0.2
+        msg.header.stamp = time_message(start)
         self.trajectories.publish(msg)
         self.wait_until(start + len(poses) * (MOVE + STILL))
 
@@ -214,7 +233,8 @@ def test_pick_up_estimate_compensate(tmp_path):
     nodes = [NodeProcess(executable, DOMAIN_ID, parameters, remaps)
              for executable, parameters, remaps in launched({
                  'urdf': str(urdf), 'tip_link': TIP,
-                 'payload_estimation': 'true', 'publish_rate': '100'})]
+                 'payload_estimation': 'true', 'publish_rate': '100',
+                 'lockstep': 'true', 'real_time_factor': '0'})]
     names = [node.node_name for node in nodes]
     assert 'payload_estimation_node' in names
     tester = RosTester(DOMAIN_ID)
@@ -226,14 +246,11 @@ def test_pick_up_estimate_compensate(tmp_path):
             window=(len(TOUR) + 1) * (MOVE + STILL) + 1.0))
         assert all(result.successful for result in tester.set_parameters(
             'inverse_dynamics_node', kp=[KP], kd=[KD]))
-        # The loop closes over DDS: wall-clock latency times the real-time
-        # factor is dead time in the loop.  Half real time keeps it well
-        # inside the margin of 20 rad/s when the machine stalls (a 0.1 s
-        # stall at full speed, seen while the estimator ran under load
-        # average 10, made the hold diverge).
+        # The loop closes over DDS, in lockstep: no dead time whatever the
+        # load.  A peer stalled by a busy machine is waited for, not held
+        # without (lockstep_timeout is wall time).
         assert tester.set_parameters('simulator_node',
-                                     real_time_factor=REAL_TIME_FACTOR)[
-            0].successful
+                                     lockstep_timeout=600.0)[0].successful
         loop.reach(HOLD)
         free_error, free_residual = loop.measure(HOLD)
 
@@ -289,6 +306,13 @@ def test_pick_up_estimate_compensate(tmp_path):
     finally:
         tester.close()
         alive = {node.node_name: node.alive() for node in nodes}
+        # All asked to stop at once: five shutdowns on a loaded machine
+        # overlap instead of queueing behind each other's 10 s limit (the
+        # linearization_node, a peer answering every state, was seen
+        # taking longer than that beside two busy processes).
+        for node in nodes:
+            if node.alive():
+                node.process.send_signal(signal.SIGINT)
         statuses = {node.node_name: node.stop() for node in nodes}
         for node in nodes:   # shown when the test fails
             print('--- %s:\n%s' % (node.node_name, node.output()[-3000:]))

@@ -21,11 +21,13 @@ that asks the Panda for more effort than it has goes to ``trajectory_in``
 of inverse_dynamics_node in ``trajectory_mode: retime``; the retimed one
 comes back on ``trajectory_out`` with a report on
 ``trajectory_feasibility``; played on simulator_node under the same
-node's computed torque (its ``effort_commands`` are the simulator's
-``effort_controller/commands``), the efforts the simulator applies never
-reach the effort limits (a clipped effort is applied at exactly the limit)
-and the node warns of no saturation.  A path gravity alone overloads is
-refused: a report, a warning, nothing on ``trajectory_out``.
+node's computed torque, in lockstep (doc/theory/lockstep.md: its
+``feedforward`` answers each joint state and is the simulator's effort, so
+no command comes late however loaded the machine), the efforts the
+simulator applies never reach the effort limits (a clipped effort is
+applied at exactly the limit) and the node warns of no saturation.  A
+path gravity alone overloads is refused: a report, a warning, nothing on
+``trajectory_out``.
 """
 
 from builtin_interfaces.msg import Time
@@ -38,10 +40,11 @@ from dynamics_ros.nodes.trajectory_retiming import (duration_message,
 import numpy as np
 import oracle
 import pytest
-from ros_harness import (finish, NodeProcess, reserve_domain_id, RosTester,
-                         stamp_of)
+from ros_harness import (answering_collector, finish, NodeProcess,
+                         reserve_domain_id, RosTester, stamp_of,
+                         TESTER_ANSWERS)
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 import yaml
@@ -53,12 +56,9 @@ NAMES = list(MODEL.joint_names)
 ACCELERATION = 3.0 * np.array([15, 7.5, 10, 12.5, 15, 20, 20.0])
 HOME = np.array([0.0, -0.3, 0.0, -2.0, 0.0, 1.8, 0.8])
 MARGIN = 0.9
-LEAD = 0.5   # s of simulated time between sending and starting
-# Simulated time at a quarter of the wall clock: computed torque answers
-# every joint state in time even on a loaded machine (a late command is
-# held by the simulator, and the tracking error it leaves is what the
-# feedback then corrects, with more effort).
-REAL_TIME_FACTOR = 0.25
+# s of simulated time between the newest state the test answered and the
+# trajectory's start: the simulator is at most a state past it.
+LEAD = 0.5
 
 
 def waypoints():
@@ -120,31 +120,32 @@ def test_report_message_is_yaml_of_the_outcome():
 def ros():
     """simulator_node and inverse_dynamics_node (computed torque, retime)."""
     start = waypoints()[0]
+    # Lockstep with computed torque (the effort peer) and this test: no
+    # state is lost to the test, and simulated time waits for both.
     simulator = NodeProcess('simulator_node', DOMAIN, {
         'robot_description': XML, 'publish_rate': 500.0,
-        'real_time_factor': REAL_TIME_FACTOR,
+        'lockstep': True, 'real_time_factor': 0.0,
+        'lockstep_peers': ['feedforward', TESTER_ANSWERS],
+        'lockstep_effort_peer': 'feedforward', 'lockstep_timeout': 600.0,
         'initial_positions': start.tolist()})
     inverse = NodeProcess('inverse_dynamics_node', DOMAIN, {
         'robot_description': XML, 'mode': 'computed_torque',
-        'use_sim_time': True, 'trajectory_mode': 'retime',
+        'use_sim_time': True, 'lockstep': True, 'trajectory_mode': 'retime',
         'trajectory_margin': MARGIN,
-        'acceleration_limits': ACCELERATION.tolist()},
-        remaps={'effort_commands': 'effort_controller/commands'})
+        'acceleration_limits': ACCELERATION.tolist()})
     tester = RosTester(DOMAIN)
     tester.retime = tester.publisher(JointTrajectory, 'trajectory_in')
     tester.play = tester.publisher(JointTrajectory, 'joint_trajectory')
     tester.retimed = tester.collector(JointTrajectory, 'trajectory_out')
     tester.reports = tester.collector(String, 'trajectory_feasibility')
-    tester.states = tester.collector(JointState, 'joint_states')
-    tester.commands = tester.collector(Float64MultiArray,
-                                       'effort_controller/commands')
+    tester.states = answering_collector(tester)
+    tester.feedforward = tester.collector(JointState, 'feedforward')
     tester.reset = tester.node.create_client(Trigger, '/simulator_node/reset')
     tester.wait_for_subscriber(tester.retime)
     tester.wait_for_subscriber(tester.play)
-    # The first commands may come after the arm fell (kernels compiling):
-    # the runs reset the simulator once commands flow.
-    tester.wait_for(lambda: len(tester.commands.messages) > 200,
-                    what='computed torque commands')
+    # The kernels may compile first: a generous wait, once.
+    tester.wait_for(lambda: tester.feedforward.messages, timeout=180.0,
+                    what='computed torque answering')
     yield tester
     finish(inverse, tester)
     assert simulator.alive(), simulator.output()
@@ -153,7 +154,7 @@ def ros():
 
 def simulated_now(tester):
     """Return the stamp (s) of the latest joint_states."""
-    return stamp_of(tester.states.messages[-1])
+    return max(stamp_of(m) for m in tester.states.messages)
 
 
 def test_retimed_trajectory_plays_without_clipping(ros):
@@ -170,21 +171,19 @@ def test_retimed_trajectory_plays_without_clipping(ros):
     efforts = np.array([p.effort for p in retimed.points])
     assert np.all(np.abs(efforts) <= MARGIN * MODEL.effort_limit + 1e-9)
 
-    # The node holds the first waypoint; the simulator is reset to it; the
-    # saturation warnings of the fall before are older than their throttle
-    # period (2 s) and forgotten.
+    # The node holds the first waypoint; the simulator is reset to it (in
+    # lockstep the arm never fell: computed torque held it from the start).
     hold = JointTrajectory(joint_names=NAMES, points=[JointTrajectoryPoint(
         positions=waypoints()[0].tolist())])
     ros.play.publish(hold)
-    ros.spin(0.5)
     ros.wait_for(ros.reset.service_is_ready, what='~/reset')
     future = ros.reset.call_async(Trigger.Request())
     ros.wait_for(future.done, what='the reset')
     assert future.result().success
-    ros.spin(2.5)
+    reset_at = float(future.result().message.split('t = ')[1].split()[0])
+    ros.wait_for(lambda: simulated_now(ros) > reset_at + 0.1,
+                 what='states after the reset')
     ros.logs.clear()
-    ros.states.clear()
-    ros.wait_for(lambda: ros.states.messages, what='joint_states')
     begin = simulated_now(ros) + LEAD
     retimed.header.stamp = Time(sec=int(begin),
                                 nanosec=int(round((begin % 1.0) * 1e9)))

@@ -20,10 +20,11 @@ Commands go out on ``/effort_controller/commands``,
 ``/joint_trajectory_controller/joint_trajectory``; ``/joint_states`` and
 ``/clock`` come back.  Every motion is checked against the ROS-free
 Simulator started from a state the node published: the same steps must give
-the same states.  The node runs at twice real time (real_time_factor 2): as
-fast as it can (~25x) a Python subscriber flooded by /clock misses many
-joint_states, and one test needs a message soon after a model swap.  The
-checks compare simulated states, so nothing depends on wall-clock timing.
+the same states.  The node runs in lockstep with this test
+(doc/theory/lockstep.md): it takes no step past a joint state the test has
+not read, so none is lost however loaded the machine (one test needs the
+first state after a model swap).  The checks compare simulated states, so
+nothing depends on wall-clock timing.  Each test starts with ~/reset.
 """
 
 import os
@@ -37,10 +38,9 @@ from dynamics_ros.sim.controllers import JointCommands, PidGains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
-from ros_harness import finish, NodeProcess, reorder, reserve_domain_id, \
-    RosTester, stamp_of
+from ros_harness import answering_collector, finish, NodeProcess, \
+    reorder, reserve_domain_id, RosTester, stamp_of, TESTER_ANSWERS
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -73,7 +73,10 @@ def ros():
     """Run the simulator node and a tester in this module's domain."""
     node = NodeProcess(NODE, DOMAIN_ID, {
         'urdf_path': URDF, 'joints': JOINTS, 'rate': 1.0 / DT,
-        'integrator': 'rk4', 'real_time_factor': 2.0, 'publish_rate': 200.0,
+        'integrator': 'rk4', 'real_time_factor': 0.0, 'publish_rate': 200.0,
+        # Paced by this test, which may stop spinning for a while.
+        'lockstep': True, 'lockstep_peers': [TESTER_ANSWERS],
+        'lockstep_timeout': 600.0,
         # The commands here are held on purpose (replayed against the
         # ROS-free Simulator): no timeout.
         'command_timeout': 0.0,
@@ -95,7 +98,7 @@ def ros():
         for mode in ('effort', 'position', 'velocity')}
     tester.trajectories = tester.publisher(
         JointTrajectory, '/joint_trajectory_controller/joint_trajectory')
-    tester.states = tester.collector(JointState, '/joint_states')
+    tester.states = answering_collector(tester, '/joint_states')
     tester.clock = tester.collector(Clock, '/clock')
     tester.reset_client = tester.node.create_client(Trigger,
                                                     '/%s/reset' % NODE)
@@ -139,15 +142,21 @@ def recent(ros):
 
 
 def command(ros, mode, values):
-    """Publish a command in JOINTS order until joint_states show it."""
+    """
+    Publish a command in JOINTS order; wait until joint_states show it.
+
+    Once, to a matched reliable subscription (delivered): a repeat still
+    on its way could arrive after the next test's reset.
+    """
     msg = Float64MultiArray(data=[float(v) for v in values])
     expected = in_model_order(values, JOINTS)
 
     def applied():
         return any(effort_matches(m, mode, expected) for m in recent(ros))
 
-    ros.wait_for(applied, action=lambda: ros.commands[mode].publish(msg),
-                 every=0.5, what='%s command applied' % mode)
+    ros.wait_for_subscriber(ros.commands[mode])
+    ros.commands[mode].publish(msg)
+    ros.wait_for(applied, what='%s command applied' % mode)
 
 
 def effort_matches(msg, mode, expected):
@@ -298,6 +307,7 @@ def test_bad_commands_are_rejected_and_the_previous_one_kept(ros):
 
 
 def test_reset_returns_to_the_initial_state(ros):
+    reset(ros)
     command(ros, 'effort', [5.0, 5.0])
     ros.wait_for(lambda: max(abs(v) for m in recent(ros)
                              for v in m.velocity) > 1.0, what='motion')

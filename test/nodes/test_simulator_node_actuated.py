@@ -22,8 +22,10 @@ The node simulates the shipped two-link arm with
 ``/motor_currents`` come back.  Motions are checked against the ROS-free
 Simulator with the same motors, started from the state the node published
 (joints and currents), and the published effort against n k_t i.  The
-node runs as fast as it can (real_time_factor 0): nothing here depends on
-timing.
+node runs as fast as it can (real_time_factor 0) in lockstep with this
+test (doc/theory/lockstep.md): it takes no step past a joint state the
+test has not read, so no state is lost however loaded the machine, and
+nothing here depends on timing.
 """
 
 import os
@@ -35,8 +37,9 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
-from ros_harness import all_finite, finish, NodeProcess, reorder, \
-    reserve_domain_id, RosTester, simulator_topics, stamp_of
+from ros_harness import all_finite, answering_collector, finish, \
+    NodeProcess, reorder, reserve_domain_id, RosTester, simulator_topics, \
+    stamp_of, TESTER_ANSWERS
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -69,10 +72,15 @@ def ros():
         'rate': RATE, 'integrator': 'rk4', 'real_time_factor': 0.0,
         'publish_rate': RATE / PUBLISH_EVERY, 'publish_clock': False,
         # As fast as it can: a command held for the test, no timeout.
-        'command_timeout': 0.0})
+        'command_timeout': 0.0,
+        # Paced by this test, which may stop spinning for a while.
+        'lockstep': True, 'lockstep_peers': [TESTER_ANSWERS],
+        'lockstep_timeout': 600.0})
     tester = RosTester(DOMAIN_ID)
     tester.process = node
     simulator_topics(tester, 'voltage', 'effort', 'position', namespace='/')
+    tester.node.destroy_subscription(tester.states.subscription)
+    tester.states = answering_collector(tester, '/joint_states')
     tester.currents = tester.collector(JointState, '/motor_currents')
     tester.wait_for(lambda: tester.currents.messages, timeout=180.0,
                     what='the first motor_currents')

@@ -21,7 +21,9 @@ in one atomic set: the run goes on (time, state and the effort command
 carried over, no reset to the initial state) and from then on the node's
 steps are those of the ROS-free Simulator of the model with the payload,
 to rounding: the compiled step follows the new model.  Sets no rigid body
-can have are refused with the reason, and the run goes on unchanged.
+can have are refused with the reason, and the run goes on unchanged.  The
+node runs in lockstep with this test (doc/theory/lockstep.md): no joint
+state is lost however loaded the machine.
 """
 
 import os
@@ -33,9 +35,8 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from rcl_interfaces.srv import SetParametersAtomically
 from rclpy.parameter import Parameter
-from ros_harness import finish, NodeProcess, reorder, reserve_domain_id, \
-    RosTester, stamp_of
-from sensor_msgs.msg import JointState
+from ros_harness import answering_collector, finish, NodeProcess, \
+    reorder, reserve_domain_id, RosTester, stamp_of, TESTER_ANSWERS
 from std_msgs.msg import Float64MultiArray
 
 DOMAIN_ID = reserve_domain_id(__name__)
@@ -92,11 +93,14 @@ def matches(simulator, msg):
 def test_payload_picked_up_at_run_time():
     node = NodeProcess('simulator_node', DOMAIN_ID, {
         'urdf_path': URDF, 'rate': 1.0 / DT, 'integrator': 'rk4',
-        'real_time_factor': 2.0, 'publish_rate': 200.0,
-        'command_timeout': 0.0, 'initial_positions': START.tolist()})
+        'real_time_factor': 0.0, 'publish_rate': 200.0,
+        'command_timeout': 0.0, 'initial_positions': START.tolist(),
+        # Paced by this test, which may stop spinning for a while.
+        'lockstep': True, 'lockstep_peers': [TESTER_ANSWERS],
+        'lockstep_timeout': 600.0})
     tester = RosTester(DOMAIN_ID)
     try:
-        states = tester.collector(JointState, '/joint_states', 10000)
+        states = answering_collector(tester, '/joint_states')
         efforts = tester.publisher(Float64MultiArray,
                                    '/effort_controller/commands')
         # The first step may wait for the compiled kernels to load.
@@ -133,8 +137,8 @@ def test_payload_picked_up_at_run_time():
         heavy = add_payload(MODEL, MASS, COM, INERTIA)
         # The first state the bare arm does not explain is after the
         # pick-up; from it on the node steps the arm holding the payload.
-        # The tester may lag behind the node: states are read as they come
-        # (in order, from one publisher), the bare arm stepped along.
+        # States are read as they come (in order, from one publisher), the
+        # bare arm stepped along.
         scan = {'bare': replayed(MODEL, anchor, stamp_of(anchor), effort),
                 'read': states.messages.index(anchor) + 1,
                 'previous': anchor, 'first': None}

@@ -49,7 +49,8 @@ import numpy as np
 from oracle import example_arm_xml, robots_directory
 import pytest
 import ros_harness
-from ros_harness import NodeProcess, reserve_domain_id, RosTester
+from ros_harness import answering_collector, NodeProcess, \
+    reserve_domain_id, RosTester, TESTER_ANSWERS
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -435,7 +436,16 @@ def test_after_a_divergence_the_node_resets_once_and_waits(old_loader):
             """Wait for ``count`` errors, then 2 s without /clock moving."""
             tester.wait_for(lambda: len(error_lines(node)) >= count,
                             what='divergence %d' % count)
-            tester.spin(0.5)
+            # The ticks already on their way drained (a loaded machine
+            # delivers them late): 0.5 s without a new one.
+            quiet = {'clock': None}
+
+            def drained():
+                stopped, quiet['clock'] = quiet['clock'], latest_clock(
+                    tester)
+                return stopped == quiet['clock']
+            tester.wait_for(drained, action=lambda: tester.spin(0.5),
+                            what='/clock to stop')
             stopped = latest_clock(tester)
             tester.spin(2.0)
             assert latest_clock(tester) == stopped, 'time ran on'
@@ -480,10 +490,18 @@ def test_after_a_divergence_the_node_resets_once_and_waits(old_loader):
 # -- parameter sets take effect or are refused -------------------------------
 
 
+def latest_state(tester):
+    """Return the stamp of the newest joint state received, s (or -1)."""
+    return max((m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
+                for m in tester.states.messages), default=-1.0)
+
+
 def stamp_spacing(tester, after, count=20):
     """Return the median spacing of joint_states stamps after ``after``."""
-    stamps = sorted(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
-                    for m in tester.states.messages)
+    # Once each: a state sent again while the simulator waited for the
+    # test's answer (lockstep) is one state.
+    stamps = sorted(set(m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
+                        for m in tester.states.messages))
     stamps = [s for s in stamps if s > after]
     return float(np.median(np.diff(stamps))) if len(stamps) > count \
         else None
@@ -491,12 +509,16 @@ def stamp_spacing(tester, after, count=20):
 
 def test_every_parameter_set_takes_effect_or_is_refused_with_a_reason():
     urdf = os.path.join(REPO_ROOT, 'urdf', 'two_link_planar.urdf')
+    # In lockstep with this test: every joint state reaches it (the
+    # spacing of their stamps is measured), and simulated time waits for
+    # it to read them.
     node = NodeProcess(NODE, PARAMETER_DOMAIN, {
-        'urdf_path': urdf, 'real_time_factor': 1.0, 'publish_rate': 0.0})
+        'urdf_path': urdf, 'real_time_factor': 0.0, 'publish_rate': 0.0,
+        'lockstep': True, 'lockstep_peers': [TESTER_ANSWERS],
+        'lockstep_timeout': 600.0})
     tester = RosTester(PARAMETER_DOMAIN, 'simulator_safety_parameters')
     try:
-        tester.states = tester.collector(JointState, '/joint_states')
-        tester.clock = tester.collector(Clock, '/clock')
+        tester.states = answering_collector(tester, '/joint_states')
         tester.wait_for(lambda: tester.states.messages, timeout=180.0,
                         what='the first joint_states')
         refusals = {
@@ -532,12 +554,10 @@ def test_every_parameter_set_takes_effect_or_is_refused_with_a_reason():
             results = tester.set_parameters(NODE, **values)
             assert all(r.successful for r in results), [r.reason
                                                         for r in results]
-            # Stamps from the clock heard after the reply on: the set took
-            # effect before the node replied, however slow the machine
-            # made the round trip (a clock read before the request could
-            # leave stamps of the old step in the window).
-            tester.wait_for(lambda: latest_clock(tester) >= 0.0)
-            now = latest_clock(tester)
+            # Stamps from the newest state read after the reply on: the
+            # set is applied at the next step, and in lockstep the
+            # simulator is at most a state past the newest the test read.
+            now = latest_state(tester)
             tester.wait_for(lambda: stamp_spacing(tester, now + 0.1)
                             is not None, what='states after %s' % values)
             assert stamp_spacing(tester, now + 0.1) == pytest.approx(
