@@ -16,9 +16,11 @@
 
 import importlib.util
 import os
+import sys
 
 import dynamics_ros as dr
 import numpy as np
+import pytest
 
 # The repository root (test modules live one folder below test/, by layer).
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -98,6 +100,16 @@ def starts_ros_nodes(path):
         return False
     with open(str(path)) as stream:
         return 'ros_harness' in stream.read()
+
+
+@pytest.fixture(scope='module', autouse=True)
+def stop_leftover_nodes():
+    """After each module, stop any node process it left running."""
+    yield
+    # ros_harness imports rclpy: only modules that start nodes load it.
+    harness = sys.modules.get('ros_harness')
+    if harness is not None:
+        harness.stop_leftover_nodes()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -125,6 +125,26 @@ def executable(name):
     return [sys.executable, '-m', 'dynamics_ros.nodes.' + name]
 
 
+# The node processes started and not stopped yet (stop_leftover_nodes).
+RUNNING = []
+
+
+def stop_leftover_nodes():
+    """
+    Stop the node processes a test module left running; return their names.
+
+    A module fixture that fails half way (a node that never answered) stops
+    nothing it started: its nodes would run, and load the machine, until
+    the whole run ends.  The suite's conftest calls this after each module.
+    """
+    names = []
+    while RUNNING:
+        node = RUNNING[-1]
+        names.append(node.node_name)
+        node.stop()
+    return names
+
+
 class NodeProcess:
     """A dynamics_ros node running in its own process."""
 
@@ -156,6 +176,7 @@ class NodeProcess:
         self.process = subprocess.Popen(
             command, env=node_environment(domain_id), stdout=self.log,
             stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+        RUNNING.append(self)
 
     def alive(self):
         """Return True while the process runs."""
@@ -189,6 +210,8 @@ class NodeProcess:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+        if self in RUNNING:
+            RUNNING.remove(self)
         status = self.process.returncode
         self.final_output = self.output()
         self.directory.cleanup()
