@@ -31,8 +31,10 @@ numba's own ``FunctionCache`` with one more key, installed the way
 
 import glob
 import hashlib
+import importlib
 import os
 import sys
+import time
 
 try:
     import numba
@@ -87,6 +89,18 @@ def ready_marker():
 def kernels_cached():
     """Return True when ``python -m dynamics_ros.fast`` filled the cache."""
     return numba is None or os.path.exists(ready_marker())
+
+
+def compile_module(name):
+    """
+    Import (compile or load) kernel module ``name``; return its seconds.
+
+    Here and not in ``__main__``: the processes of ``python -m
+    dynamics_ros.fast --jobs`` find it by this module's name.
+    """
+    start = time.perf_counter()
+    importlib.import_module('dynamics_ros.fast.' + name)
+    return time.perf_counter() - start
 
 
 def closure_names(function):
