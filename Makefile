@@ -87,15 +87,21 @@ demo: $(STAMP)
 	$(PY) -m dynamics_ros demo $(if $(URDF),--urdf $(URDF),) \
 		$(if $(ROOT),--root $(ROOT),) $(if $(TIP),--tip $(TIP),)
 
+# The suite runs its test files side by side in TEST_JOBS workers
+# (pytest-xdist; auto: one per CPU), each file whole on one worker, so its
+# module fixtures and nodes start once.  TEST_JOBS=0 runs it in one process.
+TEST_JOBS ?= auto
+PYTEST_JOBS = $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+
 test: $(STAMP)
 	# Kernels compiled once per run, before any test (a no-op when cached).
 	$(PY) -m dynamics_ros.fast
-	$(PY) -m pytest -q test
+	$(PY) -m pytest -q $(PYTEST_JOBS) test
 
 test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m dynamics_ros.fast
 	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
-	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(DISTRO_PYTEST) test
+	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
 
 lint: $(STAMP)
 	$(PY) -m pytest -q -m linter test

@@ -112,8 +112,16 @@ def stop_leftover_nodes():
         harness.stop_leftover_nodes()
 
 
+# The longest test files (`pytest --durations`, quiet 2-core machine), run
+# first: `make test`'s workers (pytest-xdist, whole files) then end
+# together instead of one of them starting the longest file last.
+LONGEST_FIRST = (
+    'ros2_tools/test_documented_commands.py',
+)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of modules that start nodes over DDS ``ros``."""
+    """Mark the tests of modules that start nodes ``ros``; longest first."""
     # `make test-distro` leaves them out with -m 'not ros' (see Makefile).
     verdicts = {}
     for item in items:
@@ -122,3 +130,11 @@ def pytest_collection_modifyitems(config, items):
             verdicts[path] = starts_ros_nodes(path)
         if verdicts[path]:
             item.add_marker('ros')
+
+    def rank(item):
+        path = str(item.fspath).replace(os.sep, '/')
+        for index, name in enumerate(LONGEST_FIRST):
+            if path.endswith('/' + name):
+                return index
+        return len(LONGEST_FIRST)
+    items.sort(key=rank)   # stable: the order within a rank stays
