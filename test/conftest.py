@@ -103,13 +103,21 @@ def starts_ros_nodes(path):
 
 
 @pytest.fixture(scope='module', autouse=True)
-def stop_leftover_nodes():
-    """After each module, stop any node process it left running."""
-    yield
+def stop_leftover_nodes(request):
+    """
+    After each module, stop any node process it left running.
+
+    Then give back the ROS_DOMAIN_IDs it took (at import, named after it,
+    or while it ran).
+    """
     # ros_harness imports rclpy: only modules that start nodes load it.
+    harness = sys.modules.get('ros_harness')
+    held = harness.held_domain_ids() if harness is not None else set()
+    yield
     harness = sys.modules.get('ros_harness')
     if harness is not None:
         harness.stop_leftover_nodes()
+        harness.release_domain_ids(request.module.__name__, held)
 
 
 # The longest test files (`pytest --durations`, quiet 2-core machine), run
@@ -118,6 +126,29 @@ def stop_leftover_nodes():
 LONGEST_FIRST = (
     'ros2_tools/test_documented_commands.py',
 )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """
+    Give back the ROS_DOMAIN_IDs a test's own body took, once it ends.
+
+    Its nodes are stopped first (a test that failed may have left them).
+    Ids taken by fixtures (set up before the call) stay until their module
+    ends: the fixture's nodes may still need them.
+    """
+    harness = sys.modules.get('ros_harness')
+    held = harness.held_domain_ids() if harness is not None else None
+    running = list(harness.RUNNING) if harness is not None else None
+    yield
+    harness = sys.modules.get('ros_harness')
+    if harness is None:
+        return
+    for node in list(harness.RUNNING):
+        if running is None or node not in running:
+            node.stop()
+    harness.release_domain_ids(None, held if held is not None else
+                               harness.held_domain_ids())
 
 
 def pytest_collection_modifyitems(config, items):

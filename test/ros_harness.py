@@ -49,39 +49,80 @@ WARN = 30
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 
 
-# Domain ids 1-101 map to ports that DDS can use on any Linux host (ROS 2
-# "The ROS_DOMAIN_ID": 0-101 are safe with the default ephemeral range);
-# 0 is every untouched ROS 2 install's default, so it is left alone.
-DOMAIN_IDS = range(1, 102)
+# Domain ids 1-101 and 215-232 map to ports that DDS can use on any Linux
+# host (ROS 2 "About Domain ID": 0-101 and 215-232 are clear of the default
+# ephemeral range 32768-60999); 0 is every untouched ROS 2 install's
+# default, so it is left alone.
+DOMAIN_IDS = tuple(range(1, 102)) + tuple(range(215, 233))
 LOCK_FOLDER = os.path.join(tempfile.gettempdir(), 'dynamics_ros_domains')
-_held = {}
+_held = {}   # domain id: (lock file stream, purpose)
+
+
+def lock_path(domain_id):
+    """Return the lock file of ``domain_id``."""
+    return os.path.join(LOCK_FOLDER, '%d.lock' % domain_id)
+
+
+def last_used(domain_id):
+    """Return when ``domain_id`` was last taken or given back (0: never)."""
+    try:
+        return os.stat(lock_path(domain_id)).st_mtime
+    except OSError:
+        return 0.0
 
 
 def reserve_domain_id(purpose='test'):
     """
     Return a ROS_DOMAIN_ID no other process of any run holds; keep it.
 
-    Each id is an exclusive lock on a file: the first free one is taken and
-    held until this process ends (the kernel drops the lock then, even
-    after a crash), so concurrent runs and modules get different ids
-    without a shared constant.  ``purpose`` names the holder in the file.
+    Each id is an exclusive lock on a file, held until this process ends
+    (the kernel drops the lock then, even after a crash) or the suite gives
+    it back after the module that took it (``release_domain_ids``), so
+    concurrent runs, pytest-xdist workers and modules get different ids
+    without a shared constant.  The id unused longest is taken, so one
+    given back is taken again last: DDS forgets a stopped node after a few
+    seconds, and no test should meet another's.  ``purpose`` names the
+    holder in the file.
     """
     os.makedirs(LOCK_FOLDER, exist_ok=True)
-    for domain_id in DOMAIN_IDS:
+    for domain_id in sorted(DOMAIN_IDS, key=last_used):
         if domain_id in _held:
             continue
-        stream = open(os.path.join(LOCK_FOLDER, '%d.lock' % domain_id), 'w')
+        stream = open(lock_path(domain_id), 'a')
         try:
             fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             stream.close()
             continue
+        stream.truncate(0)
         stream.write('%d %s\n' % (os.getpid(), purpose))
         stream.flush()
-        _held[domain_id] = stream
+        _held[domain_id] = (stream, purpose)
         return domain_id
-    raise RuntimeError('every ROS_DOMAIN_ID in %s is held by another test '
-                       'run (locks in %s)' % (DOMAIN_IDS, LOCK_FOLDER))
+    raise RuntimeError('every ROS_DOMAIN_ID (1-101, 215-232) is held by '
+                       'another test run (locks in %s)' % LOCK_FOLDER)
+
+
+def held_domain_ids():
+    """Return the ids this process holds."""
+    return set(_held)
+
+
+def release_domain_ids(purpose, taken_since=()):
+    """
+    Give back the ids held for ``purpose`` and those not in ``taken_since``.
+
+    The suite's conftest calls it after each test module, once its nodes
+    are stopped, with the module's name (a module reserves its id at
+    import, so every module of a run holds one from collection on) and the
+    ids held when the module started: without it two pytest-xdist workers,
+    each importing every module, would hold more ids than there are.
+    """
+    for domain_id, (stream, holder) in list(_held.items()):
+        if holder == purpose or domain_id not in taken_since:
+            del _held[domain_id]
+            os.utime(stream.name)   # given back now: taken again last
+            stream.close()
 
 
 def add_domain_argument(parser):

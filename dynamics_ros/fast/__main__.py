@@ -47,7 +47,7 @@ def arguments(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(
         prog='python -m dynamics_ros.fast',
-        description='Compile every dynamics_ros kernel into numba\'s disk '
+        description="Compile every dynamics_ros kernel into numba's disk "
         'cache (a no-op when the cache already holds them).')
     parser.add_argument(
         '--jobs', type=int, default=os.cpu_count() or 1,
