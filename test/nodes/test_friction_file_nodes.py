@@ -141,6 +141,11 @@ def reset(ros):
 
 def test_reversals_are_collisions_without_the_friction_file(ros):
     """Sharp Coulomb friction at each reversal shows as about 2 x 2 N m."""
+    assert all(r.successful for r in ros.set_parameters(
+        'external_torque_node', friction_file=''))   # whatever came before
+    reset(ros)
+    ros.wait_for(lambda: not ros.collisions.messages[-1].data,
+                 what='collision ended by the reset')
     estimates, _ = play(ros, 1.2)
     assert np.max(np.abs(estimates[:, 3])) > 2.0 * THRESHOLD
     ros.wait_for(lambda: ros.collisions.messages[-1].data,
@@ -152,6 +157,14 @@ def test_with_the_friction_file_motion_is_free_and_a_push_is_found(ros):
     results = ros.set_parameters('external_torque_node',
                                  friction_file=ros.friction_path)
     assert all(r.successful for r in results), results
+    try:
+        free_motion_and_a_push(ros)
+    finally:
+        ros.set_parameters('external_torque_node', friction_file='')
+
+
+def free_motion_and_a_push(ros):
+    """Swing with the file set: the twin's estimates; then push."""
     reset(ros)
     ros.wait_for(lambda: not ros.collisions.messages[-1].data,
                  what='collision ended by the reset')

@@ -97,10 +97,16 @@ def idn():
     finish(node, ros)
 
 
+def halfway_state():
+    """Return the state at START + 5 ms, halfway to the 1e6 rad waypoint."""
+    msg = JointState(name=NAMES, position=[0.0] * MODEL.nq)
+    msg.header.stamp = Time(sec=START, nanosec=5000000)
+    return msg
+
+
 def efforts_when(ros, condition, what):
     """Publish the halfway state until ``condition(efforts)``; return them."""
-    msg = JointState(name=NAMES, position=[0.0] * MODEL.nq)
-    msg.header.stamp = Time(sec=START, nanosec=5000000)  # 5 ms: halfway
+    msg = halfway_state()
     ros.efforts.clear()
     ros.feedforward.clear()
 
@@ -139,14 +145,22 @@ def test_extreme_waypoint_gives_efforts_within_the_urdf_limits(idn):
     for msg in idn.feedforward.messages:
         assert np.all(np.abs(msg.effort) <= LIMITS), msg.effort
     # One throttled warning per clipped joint: its name, the unsaturated
-    # value (1e12..1e15 N m) and the limit.
+    # value (1e12..1e15 N m) and the limit.  Those of this test's states
+    # (the limits of a test before may be in earlier ones, and a joint
+    # warned of less than its period ago waits for the next state after).
+    since = len(idn.logs.messages)
+
+    def new_warnings(text):
+        return [m.msg for m in idn.logs.messages[since:]
+                if m.name == ID_NODE and text in m.msg]
     for j in range(MODEL.nq):
         if j in NOT_CLIPPED:
             continue
         text = "effort of joint '%s' saturated" % NAMES[j]
-        idn.wait_for(lambda: idn.warnings(ID_NODE, text),
+        idn.wait_for(lambda: new_warnings(text), action=lambda: idn.states.
+                     publish(halfway_state()), every=0.2,
                      what='warning %r' % text)
-        warning = idn.warnings(ID_NODE, text)[0]
+        warning = new_warnings(text)[0]
         unsaturated = float(re.search(r'saturated: (\S+) clipped',
                                       warning).group(1))
         assert abs(unsaturated) > 1e9, warning
@@ -196,6 +210,10 @@ def test_no_unsaturated_effort_was_ever_published_with_saturate_on(idn):
     # saturate was off for one stretch of test_per_joint_limits_and_
     # disabling; everything else must be within 87 N m (the largest limit
     # in use at any time with saturate on, overrides included).
+    efforts_when(idn, clipped_at(LIMITS), 'efforts')   # some, alone too
+    idn.wait_for(lambda: any(np.max(np.abs(m.data)) <= 87.0
+                             for m in idn.all_efforts.messages),
+                 what='them in the second collector too')
     big = [m for m in idn.all_efforts.messages
            if np.max(np.abs(m.data)) > 87.0]
     small = [m for m in idn.all_efforts.messages
@@ -411,6 +429,11 @@ def test_runtime_rate_set_is_refused_and_the_node_keeps_publishing(lin,
 
 
 def test_valid_rate_takes_effect(lin):
+    # Counted over 3 s each: a load only delays a timer (rcl skips the
+    # periods it missed, no burst follows), so 1 Hz gives 3 or fewer (5
+    # allows for models of the rate before still under way) and 50 Hz
+    # gives 150 or fewer; the bounds fail a rate left at 20 Hz (60) or
+    # at 1 Hz (3), and 50 Hz passes on a machine 15 times too slow.
     assert lin.set_parameters(LIN_NODE, rate=1.0)[0].successful
     lin.spin(0.5)
     lin.a.clear()
@@ -420,7 +443,7 @@ def test_valid_rate_takes_effect(lin):
     lin.spin(0.5)
     lin.a.clear()
     lin.spin(3.0)
-    assert slow <= 5 and len(lin.a.messages) >= 4 * max(slow, 2), (
+    assert slow <= 5 and len(lin.a.messages) >= 10, (
         slow, len(lin.a.messages))
     assert lin.set_parameters(LIN_NODE, rate=20.0)[0].successful
 

@@ -21,7 +21,12 @@ service, as ``ros2 param set`` does.  Joint states are published in a
 shuffled name order, so the node must map by name.  Effort saturation is
 off here (random references need more than Panda's effort limits): the
 values are checked against Pinocchio; saturation is ``test_node_safety``'s.
+Each test sets the mode it checks.  The node reads states and trajectories
+on threads of their own, in no order between them: a new reference is
+known to be in force once a state is answered with it.
 """
+
+import time
 
 from builtin_interfaces.msg import Duration, Time
 from conftest import assert_close
@@ -29,7 +34,7 @@ import numpy as np
 import oracle
 import pytest
 from ros_harness import all_finite, finish, inverse_dynamics_topics, \
-    NodeProcess, reserve_domain_id, RosTester
+    NodeProcess, reserve_domain_id, RosTester, TIMEOUT
 from scipy.interpolate import BPoly
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -101,6 +106,7 @@ def set_ok(ros, **values):
 
 
 def test_gravity_mode_matches_pinocchio(ros):
+    set_ok(ros, mode='gravity')
     rng = np.random.default_rng(1)
     for _ in range(3):
         q, qd, _, _ = oracle.random_state(MODEL, rng)
@@ -153,10 +159,30 @@ BETWEEN_RTOL = 1e-8
 
 
 def send_trajectory(ros, msg):
-    """Publish a reference until the node has surely matched and got it."""
+    """Publish a reference (reliable, once matched: delivered)."""
     ros.wait_for_subscriber(ros.trajectories)
     ros.trajectories.publish(msg)
-    ros.spin(0.2)  # reliable, matched: delivered; a resend changes nothing
+
+
+def torques_once_in_force(ros, q, qd, stamp, expected, rtol=1e-9,
+                          what=''):
+    """
+    Return ``torques`` at ``stamp`` once they are ``expected``.
+
+    A reference just sent is in force once a state is answered with it;
+    the answers before may still use the one before.  A node that never
+    answers ``expected`` fails with its last answer, after TIMEOUT.
+    """
+    end = time.monotonic() + TIMEOUT
+    while True:
+        tau = torques(ros, q, qd, stamp)
+        try:
+            assert_close(tau, expected, rtol=rtol, what=what)
+            return tau
+        except AssertionError:
+            if time.monotonic() > end:
+                raise
+        ros.spin(0.05)
 
 
 def stamp_at(t):
@@ -174,8 +200,8 @@ def test_inverse_dynamics_mode_follows_the_trajectory(ros):
     set_ok(ros, mode='inverse_dynamics')
     state = oracle.random_state(MODEL, rng)[0]
     # At a waypoint the reference is the waypoint itself.
-    tau = torques(ros, state, stamp=stamp_at(WAYPOINTS[1]))
-    assert_close(tau, ORACLE.rnea(q[1], qd[1], qdd[1]), what='waypoint 1')
+    torques_once_in_force(ros, state, None, stamp_at(WAYPOINTS[1]),
+                          ORACLE.rnea(q[1], qd[1], qdd[1]), what='waypoint 1')
     # Between waypoints: a quintic (both points have qd and qdd).
     for t in (0.2, 0.9):
         expected = ORACLE.rnea(*quintic_reference(q, qd, qdd, t))
@@ -202,8 +228,8 @@ def test_computed_torque_mode(ros):
                                               qdd_ref[1]))
         v = qdd_d + kp_model * (q_d - q) + kd * (qd_d - qd)
         expected = ORACLE.crba(q).dot(v) + ORACLE.bias(q, qd)
-        assert_close(torques(ros, q, qd, stamp_at(t)), expected,
-                     rtol=BETWEEN_RTOL, what='computed torque t = %g' % t)
+        torques_once_in_force(ros, q, qd, stamp_at(t), expected,
+                              BETWEEN_RTOL, 'computed torque t = %g' % t)
     # Saturated (the law and the clipping in one kernel): limits given in
     # joints order, half of them below the torque; the state arrives in yet
     # another order.
@@ -260,23 +286,33 @@ def test_payload_changes_take_effect(ros):
     set_ok(ros, mode='computed_torque', kp=[0.0], kd=[0.0])
     send_trajectory(ros, trajectory_message(
         np.array([q] * 3), None, None, JOINTS, Time(sec=START)))
-    assert_close(torques(ros, q, qd, stamp_at(2.0)), heavy.bias(q, qd),
-                 what='payload in computed torque')
+    torques_once_in_force(ros, q, qd, stamp_at(2.0), heavy.bias(q, qd),
+                          what='payload in computed torque')
     set_ok(ros, payload__mass=0.0, payload__inertia=[0.0] * 6,
            mode='gravity')
     assert_close(torques(ros, q), ORACLE.gravity(q), what='payload removed')
+
+
+def annotation_of(ros, msg):
+    """Publish ``msg`` on trajectory_in until annotated; return the answer."""
+    def answers():
+        # Only this trajectory's: an earlier test's may still come.
+        return [out for out in ros.annotated.messages
+                if list(out.joint_names) == list(msg.joint_names)
+                and len(out.points) == len(msg.points)
+                and all(np.allclose(a.positions, b.positions)
+                        for a, b in zip(out.points, msg.points))]
+    ros.wait_for_subscriber(ros.annotate)
+    ros.wait_for(answers, action=lambda: ros.annotate.publish(msg),
+                 every=1.0, what='trajectory_out')
+    return answers()[0]
 
 
 def test_trajectory_annotator_fills_efforts(ros):
     rng = np.random.default_rng(5)
     q, qd, qdd = reference_trajectory(rng)
     msg = trajectory_message(q, qd, qdd, SHUFFLED)
-    ros.annotated.clear()
-    ros.wait_for_subscriber(ros.annotate)
-    ros.wait_for(lambda: ros.annotated.messages,
-                 action=lambda: ros.annotate.publish(msg), every=1.0,
-                 what='trajectory_out')
-    out = ros.annotated.messages[0]
+    out = annotation_of(ros, msg)
     assert list(out.joint_names) == SHUFFLED
     for k, point in enumerate(out.points):
         assert_close(point.positions, msg.points[k].positions)
@@ -289,11 +325,7 @@ def test_annotator_derives_missing_derivatives_like_jtc(ros):
     rng = np.random.default_rng(6)
     q = reference_trajectory(rng)[0]
     msg = trajectory_message(q, None, None, JOINTS)
-    ros.annotated.clear()
-    ros.wait_for(lambda: ros.annotated.messages,
-                 action=lambda: ros.annotate.publish(msg), every=1.0,
-                 what='trajectory_out')
-    out = ros.annotated.messages[0]
+    out = annotation_of(ros, msg)
     # Positions only: JTC interpolates linearly, so the velocity at a
     # waypoint is the slope of the segment it starts, zero at the end.
     slopes = np.diff(q, axis=0) / np.diff(WAYPOINTS)[:, None]

@@ -17,6 +17,9 @@ linearization_node as a process, over DDS: A and B equal ``dr.linearize``.
 
 Panda with ``joints`` in reverse model order: the published state order is
 x = [q; qd] in that order, so the model-order matrices are permuted.
+The node keeps the last effort command as its input for good: the input
+before any command (g(q)) is checked on a second node, started beside the
+first, that never gets one, whatever order the tests run in.
 """
 
 from builtin_interfaces.msg import Time
@@ -30,7 +33,7 @@ from ros_harness import finish, linearization_topics, NodeProcess, \
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-DOMAIN_ID = reserve_domain_id(__name__)
+DOMAIN_ID, FRESH_DOMAIN = (reserve_domain_id(__name__) for _ in range(2))
 NODE = 'linearization_node'
 XML = oracle.example_arm_xml('panda')
 MODEL, ORACLE = oracle.oracle_for(XML)
@@ -40,17 +43,32 @@ ROWS = np.concatenate([INDEX, MODEL.nq + INDEX])
 
 
 @pytest.fixture(scope='module')
-def ros():
-    """Run the node and a tester in this module's domain."""
-    node = NodeProcess(NODE, DOMAIN_ID, {
+def nodes():
+    """Start two nodes at once (one never commanded), each with a tester."""
+    started = [(NodeProcess(NODE, domain, {
         'robot_description': XML, 'joints': JOINTS, 'rate': 20.0,
         # Stamps of a made-up time base (7 s): no age check.
-        'max_state_age': 0.0})
-    tester = RosTester(DOMAIN_ID)
-    linearization_topics(tester)
-    tester.stamp = 0
-    yield tester
-    finish(node, tester)
+        'max_state_age': 0.0}), domain)
+        for domain in (DOMAIN_ID, FRESH_DOMAIN)]
+    pairs = [(node, linearization_topics(RosTester(domain)))
+             for node, domain in started]
+    for _, tester in pairs:
+        tester.stamp = 0
+    yield [tester for _, tester in pairs]
+    for node, tester in pairs:
+        finish(node, tester)
+
+
+@pytest.fixture
+def ros(nodes):
+    """Return the tester of the node the tests command."""
+    return nodes[0]
+
+
+@pytest.fixture
+def never_commanded(nodes):
+    """Return the tester of the node no test sends a command."""
+    return nodes[1]
 
 
 def decode(msg):
@@ -92,10 +110,10 @@ def operating_point(ros, q, qd, tau=None):
             about_this_point()[-1])
 
 
-def test_continuous_model_about_gravity_torques(ros):
+def test_continuous_model_about_gravity_torques(never_commanded):
     rng = np.random.default_rng(11)
     q, qd, _, _ = oracle.random_state(MODEL, rng)
-    A, B, point = operating_point(ros, q, qd)
+    A, B, point = operating_point(never_commanded, q, qd)
     assert list(point.name) == JOINTS
     assert_close(point.position, q[INDEX])
     assert_close(point.velocity, qd[INDEX])

@@ -21,9 +21,12 @@ URDF arrives on the relative, transient-local ``robot_description`` topic
 a broken URDF, and follows ``gravity`` / ``joints`` changes.  The two-link
 arm's gravity torques are checked against the closed form (Nasser's
 analytic check, docs/papers/nasser_1990.md); Panda's against Pinocchio.
+A test that needs the two-link arm in use publishes it first; the nodes
+that wait for a model run in a domain of their own where none comes.
 """
 
 import os
+import time
 
 from builtin_interfaces.msg import Time
 from conftest import assert_close, REPO_ROOT
@@ -33,14 +36,14 @@ import pytest
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from ros_harness import all_finite, finish, NodeProcess, \
-    reserve_domain_id, RosTester
+    reserve_domain_id, RosTester, TIMEOUT
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
 DOMAIN_ID = reserve_domain_id(__name__)
 STARTUP_DOMAIN_ID = reserve_domain_id(__name__)  # nodes that exit at once
-WAITING_DOMAIN_ID = reserve_domain_id(__name__)  # linearization_node
+WAITING_DOMAIN_ID = reserve_domain_id(__name__)  # nodes with no model
 NAMESPACE = '/arm'
 NODE = 'arm/inverse_dynamics_node'
 LOGGER = 'arm.inverse_dynamics_node'
@@ -98,32 +101,59 @@ def torques(ros, names, q):
     return list(reply.name), np.array(reply.effort)
 
 
-def test_waits_for_a_model_without_crashing(ros):
-    msg = JointState(name=['shoulder', 'elbow'], position=[0.1, 0.2])
-    ros.wait_for(lambda: ros.warnings(LOGGER, 'no robot model yet'),
-                 action=lambda: ros.states.publish(msg),
-                 what='"no model" warning')
-    assert not ros.feedforward.messages
-
-
-def test_linearization_inputs_before_a_model_are_dropped_with_a_warning():
-    """joint_states and effort_commands alike: warned, not silently lost."""
-    node = NodeProcess('linearization_node', WAITING_DOMAIN_ID)
+@pytest.fixture(scope='module')
+def waiting():
+    """Run the node as ``ros`` does, and linearization_node: no URDF comes."""
+    nodes = [NodeProcess('inverse_dynamics_node', WAITING_DOMAIN_ID,
+                         {'use_sim_time': True}, namespace=NAMESPACE),
+             NodeProcess('linearization_node', WAITING_DOMAIN_ID)]
     tester = RosTester(WAITING_DOMAIN_ID)
-    try:
-        commands = tester.publisher(Float64MultiArray, 'effort_commands')
-        states = tester.publisher(JointState, 'joint_states')
-        for topic, publisher, msg in (
-                ('effort_commands', commands,
-                 Float64MultiArray(data=[1.0, 2.0])),
-                ('joint_states', states,
-                 JointState(name=['shoulder'], position=[0.1]))):
-            tester.wait_for(lambda: tester.warnings(
-                'linearization_node', topic + ' ignored: no robot model yet'),
-                action=lambda: publisher.publish(msg),
-                what='"%s ignored" warning' % topic)
-    finally:
-        finish(node, tester)
+    tester.feedforward = tester.collector(JointState, 'arm/feedforward')
+    yield tester
+    alive = [node.alive() for node in nodes]
+    statuses = [node.stop() for node in nodes]
+    tester.close()
+    assert all(alive) and statuses == [0, 0], [
+        node.output() for node in nodes]
+
+
+def test_waits_for_a_model_without_crashing(waiting):
+    states = waiting.publisher(JointState, 'arm/joint_states')
+    msg = JointState(name=['shoulder', 'elbow'], position=[0.1, 0.2])
+    waiting.wait_for(lambda: waiting.warnings(LOGGER, 'no robot model yet'),
+                     action=lambda: states.publish(msg),
+                     what='"no model" warning')
+    assert not waiting.feedforward.messages
+
+
+def test_linearization_inputs_before_a_model_are_dropped_with_a_warning(
+        waiting):
+    """joint_states and effort_commands alike: warned, not silently lost."""
+    commands = waiting.publisher(Float64MultiArray, 'effort_commands')
+    states = waiting.publisher(JointState, 'joint_states')
+    for topic, publisher, msg in (
+            ('effort_commands', commands,
+             Float64MultiArray(data=[1.0, 2.0])),
+            ('joint_states', states,
+             JointState(name=['shoulder'], position=[0.1]))):
+        waiting.wait_for(lambda: waiting.warnings(
+            'linearization_node', topic + ' ignored: no robot model yet'),
+            action=lambda: publisher.publish(msg),
+            what='"%s ignored" warning' % topic)
+
+
+def use_two_link(ros):
+    """Make the two-link arm the node's model, whatever a test before left."""
+    ros.description.publish(String(data=TWO_LINK))
+    q = np.array([0.3, -0.7])
+    end = time.monotonic() + TIMEOUT
+    while True:   # until the node answers with it (the Panda refuses)
+        names, tau = torques(ros, ['shoulder', 'elbow'], q)
+        if names == ['shoulder', 'elbow'] and np.allclose(
+                tau, two_link_gravity(q), rtol=1e-9, atol=0.0):
+            return
+        assert time.monotonic() < end, (names, tau)
+        ros.spin(0.1)
 
 
 def test_model_from_the_robot_description_topic(ros):
@@ -135,8 +165,12 @@ def test_model_from_the_robot_description_topic(ros):
 
 
 def test_broken_urdf_keeps_the_previous_model(ros):
+    use_two_link(ros)
+    logs = len(ros.logs.messages)
     ros.description.publish(String(data='<robot name="broken"><link '))
-    ros.wait_for(lambda: ros.warnings(LOGGER, 'URDF rejected'),
+    ros.wait_for(lambda: any('URDF rejected' in m.msg
+                             for m in ros.logs.messages[logs:]
+                             if m.name == LOGGER),
                  what='"URDF rejected" warning')
     q = np.array([1.1, 0.4])
     names, tau = torques(ros, ['shoulder', 'elbow'], q)
@@ -144,6 +178,7 @@ def test_broken_urdf_keeps_the_previous_model(ros):
 
 
 def test_gravity_and_joints_change_at_run_time(ros):
+    use_two_link(ros)
     results = ros.set_parameters(NODE, gravity=[0.0, 0.0, -3.71],
                                  joints=['elbow', 'shoulder'])
     assert all(r.successful for r in results), [r.reason for r in results]
@@ -160,6 +195,7 @@ def test_gravity_and_joints_change_at_run_time(ros):
 
 def test_wrong_descriptions_are_refused_by_name_not_echoed(ros):
     """Run-time sets: a secret file's text never reaches the reply."""
+    use_two_link(ros)
     bad = ros.set_parameters(NODE, urdf_path='/etc/passwd')
     assert not bad[0].successful
     assert "'/etc/passwd' is not XML" in bad[0].reason

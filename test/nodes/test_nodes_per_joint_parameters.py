@@ -113,21 +113,31 @@ def expected(q, qd, kp, kd):
 
 
 Q, QD = [0.1, -0.2], [0.3, 0.1]
+START_GAINS = {'kp': 150.0, 'kd': [5.0, 7.0]}   # as the fixture gives them
+
+
+@pytest.fixture
+def gains_back(ros):
+    """Put the start gains back after a test that sets them."""
+    yield
+    results = ros.set_parameters('inverse_dynamics_node', **START_GAINS)
+    assert all(r.successful for r in results), [r.reason for r in results]
 
 
 def test_gains_given_at_start_as_a_number_and_as_a_list(ros):
     assert remote_value(ros, 'inverse_dynamics_node', 'kp') == (
-        'double', 150.0)
+        'double', START_GAINS['kp'])
     assert remote_value(ros, 'inverse_dynamics_node', 'kd') == (
-        'double[]', [5.0, 7.0])
+        'double[]', START_GAINS['kd'])
     np.testing.assert_allclose(torques(ros, Q, QD),
-                               expected(Q, QD, 150.0, [5.0, 7.0]),
+                               expected(Q, QD, **START_GAINS),
                                rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize('kp,kd', [(200.0, 3.0), ([200.0, 50.0], 3.0),
                                    (80.0, [1.0, 9.0])])
-def test_gains_set_at_run_time_as_a_number_or_a_list(ros, kp, kd):
+def test_gains_set_at_run_time_as_a_number_or_a_list(ros, gains_back, kp,
+                                                     kd):
     results = ros.set_parameters('inverse_dynamics_node', kp=kp, kd=kd)
     assert all(r.successful for r in results), [r.reason for r in results]
     np.testing.assert_allclose(torques(ros, Q, QD), expected(Q, QD, kp, kd),
@@ -144,7 +154,7 @@ def test_gains_set_at_run_time_as_a_number_or_a_list(ros, kp, kd):
     ('external_torque_node', 'thresholds', 6.0, [6.0, 3.0]),
 ])
 def test_every_node_takes_both_shapes_and_refuses_a_wrong_count(
-        ros, node, name, scalar, values):
+        ros, gains_back, node, name, scalar, values):
     for value, shape in ((scalar, 'double'), (values, 'double[]'),
                          (scalar, 'double')):
         result, = ros.set_parameters(node, **{name: value})
