@@ -90,19 +90,13 @@ demo: $(STAMP)
 # The suite runs its test files side by side in TEST_JOBS workers
 # (pytest-xdist; auto: one per CPU), each file whole on one worker, so its
 # module fixtures and nodes start once.  TEST_JOBS=0 runs it in one process.
-# The tier on the real ros2 command line (test/ros2_tools) runs after it,
-# alone: beside another worker's nodes, `ros2 launch` lines were seen not
-# to end on SIGINT within 30 s (killed), while they end in 2 s alone.
 TEST_JOBS ?= auto
 PYTEST_JOBS = $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 test: $(STAMP)
 	# Kernels compiled once per run, before any test (a no-op when cached).
 	$(PY) -m dynamics_ros.fast
-	status=0; \
-	$(PY) -m pytest -q $(PYTEST_JOBS) --ignore=test/ros2_tools test || status=1; \
-	$(PY) -m pytest -q test/ros2_tools || status=1; \
-	exit $$status
+	$(PY) -m pytest -q $(PYTEST_JOBS) test
 
 test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m dynamics_ros.fast

@@ -124,6 +124,7 @@ def stop_leftover_nodes(request):
 # first: `make test`'s workers (pytest-xdist, whole files) then end
 # together instead of one of them starting the longest file last.
 LONGEST_FIRST = (
+    'ros2_tools/test_documented_commands.py',
     'nodes/test_lockstep.py',
     'nodes/test_payload_loop.py',
     'nodes/test_first_start.py',

@@ -150,7 +150,15 @@ def node_environment(domain_id):
 
 
 def die_with_parent():
-    """Ask Linux to send SIGTERM to this child when its parent dies."""
+    """
+    Ask Linux to send SIGTERM to this child when its parent dies.
+
+    And give it back the default SIGINT: a test run started in the
+    background of a script (``make test &``) has SIGINT ignored, which
+    every child would inherit, and a node stopped as Ctrl-C stops it
+    would never hear it (``ros2 launch`` does not).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
         import ctypes
         ctypes.CDLL('libc.so.6').prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG

@@ -383,7 +383,17 @@ class AcceptedSet:
 
 
 def publishers(node, *topics):
-    """Return a publisher per (message type, topic) of ``topics``."""
-    from .qos import PUBLISH_QOS
-    return [node.create_publisher(kind, topic, PUBLISH_QOS)
+    """
+    Return a publisher per (message type, topic) of ``topics``.
+
+    In lockstep (the read-only ``lockstep`` parameter) they keep 100
+    messages, as the joint states they answer do (``qos.LOCKSTEP_QOS``):
+    at 10, a subscriber slower than the lockstep, a recorder beside the
+    simulator, lost answers the simulator itself had waited for.
+    """
+    from .qos import LOCKSTEP_QOS, PUBLISH_QOS
+    lockstep = node.has_parameter('lockstep') and \
+        node.get_parameter('lockstep').value
+    return [node.create_publisher(kind, topic, LOCKSTEP_QOS if lockstep
+                                  else PUBLISH_QOS)
             for kind, topic in topics]
