@@ -33,6 +33,7 @@ Usage (from the repository root, development venv):
 
 import hashlib
 import os
+import re
 import sys
 
 import numpy as np
@@ -53,9 +54,22 @@ def robots():
         generated_robots()
 
 
+# A number of a URDF text: the generated robots' inertias come out of a
+# matrix product whose last digit differs between numpy releases (2.4 and
+# Ubuntu 24.04's 1.26 here), not the robot.
+NUMBER = re.compile(r'-?\d+\.\d*(?:[eE][-+]?\d+)?')
+
+
 def digest(xml):
-    """Return the SHA-256 of a URDF text (the stored values are of it)."""
-    return hashlib.sha256(xml.encode('utf-8')).hexdigest()
+    """
+    Return the SHA-256 of a URDF text (the stored values are of it).
+
+    Its numbers to 10 significant digits: a robot whose numbers differ in
+    the last digits only (1e-16 relative) is the same robot to the 1e-9
+    of the comparison.
+    """
+    text = NUMBER.sub(lambda m: '%.10g' % float(m.group(0)), xml)
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
 
 def reference_values():
