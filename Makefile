@@ -88,9 +88,12 @@ demo: $(STAMP)
 		$(if $(ROOT),--root $(ROOT),) $(if $(TIP),--tip $(TIP),)
 
 # The suite runs its test files side by side in TEST_JOBS workers
-# (pytest-xdist; auto: one per CPU), each file whole on one worker, so its
-# module fixtures and nodes start once.  TEST_JOBS=0 runs it in one process.
-TEST_JOBS ?= auto
+# (pytest-xdist), each file whole on one worker, so its module fixtures and
+# nodes start once.  TEST_JOBS=0 runs it in one process.  Two by default,
+# not one per CPU: each worker imports every node test module, and each
+# module holds a ROS_DOMAIN_ID from then until it has run (test/ros_harness
+# .py: 119 ids, about 40 modules).
+TEST_JOBS ?= 2
 PYTEST_JOBS = $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 test: $(STAMP)
