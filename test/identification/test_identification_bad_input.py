@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-Bad recordings (issue 28 point 6): a reason, never a traceback or a hang.
+Bad recordings: a reason, never a traceback or a hang.
 
 Non-finite samples are left out and counted (a recording made mostly of
 them is refused), a 1e300 effort glitch is an outlier beyond a robust

@@ -18,7 +18,7 @@ The momentum observer with the identified friction, on real friction.
 A Panda (with rotor inertia, as geared joints have) with sign-sharp
 Coulomb friction and stiction plus viscous friction in the simulator
 (sim/plant_friction.py) follows a Fourier trajectory with many direction
-reversals; its efforts carry 0.2 N m of noise.  Acceptance (issue 27):
+reversals; its efforts carry 0.2 N m of noise.  Acceptance:
 with the friction the identification gives (its tanh formula, the
 plant's levels) the observer raises no flag at 3x the noise during free
 motion, where without it every reversal is a "contact"; a 3 N m push on

@@ -24,7 +24,7 @@ Fourier trajectory under computed torque on the nominal URDF plus a joint
 PD (its damper implicit in the simulator); positions and noisy efforts go
 through a ROS 2 bag (MCAP) into ``identify`` with its default options.
 
-Acceptance (issue 27): on a *different* trajectory, the identified
+Acceptance: on a *different* trajectory, the identified
 model's torques are within 0.2 sigma of the true plant's per joint (RMS
 over the samples where the joint moves faster than the rows the default
 keeps), viscous and Coulomb friction within 3 %, every base parameter

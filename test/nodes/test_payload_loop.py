@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-The payload loop over DDS: pick up, estimate, compensate (issue 31).
+The payload loop over DDS: pick up, estimate, compensate.
 
 The nodes start as ``simulation.launch.py payload_estimation:=true``
 starts them (its parameters and remappings, read through the launch

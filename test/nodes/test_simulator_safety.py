@@ -358,7 +358,7 @@ def test_mimic_and_flexible_models_take_the_implicit_damping():
         mimic = dr.load_urdf(xml)
     assert mimic.mimic
     simulator = Simulator(mimic, dt=1e-3, implicit_damping=True)
-    # Compiled too (issue 30): the kernel solves with M_r = G^T M G.
+    # Compiled too (fast/sim_step.py): the kernel solves with M_r = G^T M G.
     assert simulator.implicit
     assert (simulator.compiled is not None) == dr.fast.ENABLED
     for _ in range(300):

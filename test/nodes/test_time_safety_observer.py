@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-external_torque_node when time misbehaves (issue 28, point 2), over DDS.
+external_torque_node when time misbehaves (doc/nodes/every_node.md), over DDS.
 
 The tester plays a simulator on sim time: it publishes ``/clock`` and a
 Panda's ``joint_states`` at rest (no gravity, so the measured effort is

@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-simulator_node when its commands go stale (issue 28, point 3), over DDS.
+simulator_node when its commands go stale (doc/nodes/simulator_node.md).
 
 The tester holds a Panda at a pose (a position command), then commands
 its efforts (gravity there plus a push on two joints) at 100 Hz for 0.1 s

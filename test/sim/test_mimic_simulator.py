@@ -81,8 +81,8 @@ def energy_drift(model, dt, duration=2.0):
     simulator = Simulator(model, dt=dt, integrator_name='rk4',
                           q0=rng.uniform(-1.0, 1.0, model.nq) * fingers,
                           qd0=rng.uniform(-1.0, 1.0, model.nq))
-    # Mimic models take the compiled step too (issue 30): the energy is
-    # that of the kernel's coupled dynamics while the path is on.
+    # Mimic models take the compiled step too (fast/sim_step.py): the
+    # energy is that of the kernel's coupled dynamics while the path is on.
     assert (simulator.compiled is not None) == dr.fast.ENABLED
     log = simulator.run(duration, record_every=int(round(0.02 / dt)))
     energy = np.array([total_energy(model, q, qd)
