@@ -52,7 +52,7 @@ import time
 from conftest import REPO_ROOT
 import pytest
 from robot_files import example_arm_xml, robots_directory
-from ros_harness import reserve_domain_id
+from ros_harness import die_with_parent, reserve_domain_id
 
 TOOLS = os.path.join(os.path.dirname(REPO_ROOT), 'shared', 'ros2-tools')
 if not os.path.isfile(os.path.join(TOOLS, 'install.sh')):
@@ -303,17 +303,6 @@ def run(workspace, line, domain_id, timeout=TIMEOUT):
     return result.returncode, result.stdout + result.stderr
 
 
-def default_sigint():
-    """
-    Give the child the default SIGINT, as a terminal's command has.
-
-    Run in the background of a script (``make test &``), this run has
-    SIGINT ignored, and its children would inherit that: ``ros2 launch``
-    then never hears the Ctrl-C this tier sends (it was killed after 30 s).
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Started:
     """A launch/run line running in its own session (as in a terminal)."""
 
@@ -326,7 +315,7 @@ class Started:
             ['bash', '-c', shell_text(workspace, line)],
             cwd=workspace['folder'], env=environment(domain_id),
             stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True, preexec_fn=default_sigint)
+            start_new_session=True, preexec_fn=die_with_parent)
 
     def output(self):
         """Everything it printed so far."""
