@@ -333,6 +333,12 @@ class RosTester:
         self.wait_for(lambda: publisher.get_subscription_count() > 0,
                       timeout, what='a subscriber of %s' % publisher.topic)
 
+    def wait_for_publisher(self, collector, timeout=TIMEOUT):
+        """Wait until ``collector``'s subscription has a matched publisher."""
+        subscription = collector.subscription
+        self.wait_for(lambda: subscription.get_publisher_count() > 0,
+                      timeout, what='a publisher of %s' % subscription.topic)
+
     def publisher(self, msg_type, topic, qos=10):
         """Return a publisher on ``topic``."""
         return self.node.create_publisher(msg_type, topic, qos)

@@ -114,6 +114,10 @@ def scripted_run():
                         what='the first joint state')
         for publisher in (recorder.controller_trajectory, pushes):
             tester.wait_for_subscriber(publisher)
+        # The observer answers the simulator as soon as it is matched with
+        # it; this test hears the answers from its own matching on (once
+        # 1.86 s of the run had gone by on CI's loaded machine).
+        tester.wait_for_publisher(torques)
         recorder.controller_trajectory.publish(
             trajectory_message(JOINTS, MOTION, BEGIN))
         pushes.publish(push(PUSH[0], PUSH_FORCE))
