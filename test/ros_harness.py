@@ -44,6 +44,10 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 import yaml
 
 TIMEOUT = 60.0  # an upper bound for slow, loaded machines; waits end early
+# Ctrl-C to exit: about 0.5 s quiet; a lockstep simulator beside two busy
+# test runs was seen needing more than 10 s.  A node that hangs is still
+# killed and fails its test (status -9).
+STOP_TIMEOUT = 30.0
 WARN = 30
 
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -254,7 +258,7 @@ class NodeProcess:
         if self.alive():
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(10.0)
+                self.process.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()

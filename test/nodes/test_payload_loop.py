@@ -307,9 +307,9 @@ def test_pick_up_estimate_compensate(tmp_path):
         tester.close()
         alive = {node.node_name: node.alive() for node in nodes}
         # All asked to stop at once: five shutdowns on a loaded machine
-        # overlap instead of queueing behind each other's 10 s limit (the
+        # overlap instead of queueing behind each other's STOP_TIMEOUT (the
         # linearization_node, a peer answering every state, was seen
-        # taking longer than that beside two busy processes).
+        # taking more than 10 s beside two busy processes).
         for node in nodes:
             if node.alive():
                 node.process.send_signal(signal.SIGINT)

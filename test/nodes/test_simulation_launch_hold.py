@@ -114,20 +114,20 @@ def reset_time(reply):
     return float(reply.message.split(' at t = ')[1].split(' s ')[0])
 
 
-def states_between(tester, start, end):
+def states_from(tester, start, end):
     """
-    Return the joint states stamped in [start, end], in order.
+    Return the joint states stamped from ``start`` on, in order.
 
     A loaded machine drops some on the way to the tester (the publisher
-    keeps the last 10; a run of 0.8 s was seen missing), so the count is
-    not the point, but they must not be a vacuous few: at least 10, the
-    latest in the second half of the interval.
+    keeps the last 10; 0.8 s and, beside a second test run, 3 s of a 5 s
+    watch were seen missing), so the count is not the point, but they must
+    not be a vacuous few: at least 10, reaching ``end``.  The states heard
+    after ``end`` count too: what holds until then holds after.
     """
     states = sorted((m for m in tester.states.messages
-                     if start <= stamp_of(m) <= end), key=stamp_of)
+                     if start <= stamp_of(m)), key=stamp_of)
     assert len(states) >= 10, len(states)
-    assert stamp_of(states[-1]) >= (start + end) / 2, (
-        stamp_of(states[-1]), start, end)
+    assert stamp_of(states[-1]) >= end, (stamp_of(states[-1]), start, end)
     return states
 
 
@@ -154,7 +154,7 @@ def launched():
     finally:
         alive = [p.alive() for p in processes]
         # All asked to stop at once: four shutdowns on a loaded machine
-        # overlap instead of queueing behind each other's 10 s limit.
+        # overlap instead of queueing behind each other's STOP_TIMEOUT.
         for process in processes:
             if process.alive():
                 process.process.send_signal(signal.SIGINT)
@@ -181,7 +181,7 @@ def test_the_launch_starts_without_a_fall(launched):
     wait_simulated(launched, start + SIMULATED)
     launched.spin(0.5)   # the nodes' last lines of that time reach /rosout
     initial = positions(first, names)
-    watched = states_between(launched, start, start + SIMULATED)
+    watched = states_from(launched, start, start + SIMULATED)
     drift = max(np.max(np.abs(positions(m, names) - initial))
                 for m in watched)
     assert drift < HELD, (drift, all_output(launched))
@@ -213,7 +213,7 @@ def test_a_reset_does_not_move_the_arm(launched):
     reset_at = reset_time(call_reset(launched, 'simulator_node'))
     wait_simulated(launched, reset_at + 2.0)
     # The state stamped at the reset time itself was published before it.
-    after = states_between(launched, reset_at + 1e-9, reset_at + 2.0)
+    after = states_from(launched, reset_at + 1e-9, reset_at + 2.0)
     drift = max(np.max(np.abs(positions(m, names) - initial)) for m in after)
     assert drift < HELD, (drift, all_output(launched))
     for node in launched.processes:
@@ -243,7 +243,7 @@ def largest_move_after_reset(tester, mode, seconds=1.0):
                                      hold_mode=mode)[0].successful
     reset_at = reset_time(call_reset(tester, 'simulator_node'))
     wait_simulated(tester, reset_at + seconds)
-    after = states_between(tester, reset_at + 1e-9, reset_at + seconds)
+    after = states_from(tester, reset_at + 1e-9, reset_at + seconds)
     names = list(after[0].name)
     moves = [np.max(np.abs(positions(m, names) - [0.3, -0.2]))
              for m in after]
@@ -253,7 +253,7 @@ def largest_move_after_reset(tester, mode, seconds=1.0):
 def test_each_hold_mode_does_what_it_says(alone):
     first = min(alone.states.messages, key=stamp_of)
     wait_simulated(alone, stamp_of(first) + 1.0)
-    start = states_between(alone, stamp_of(first), stamp_of(first) + 1.0)
+    start = states_from(alone, stamp_of(first), stamp_of(first) + 1.0)
     assert max(np.max(np.abs(np.array(m.position) - [0.3, -0.2]))
                for m in start) < HELD   # the default: gravity
     assert largest_move_after_reset(alone, 'position') < HELD

@@ -225,12 +225,15 @@ def test_effort_commands_drive_the_arm_like_the_ros_free_simulator(ros):
         m, 'effort', in_model_order(effort, JOINTS))]
     first, second = pair_after(ros, min(stamp_of(m) for m in applied))
     replay(first, second, effort=in_model_order(effort, JOINTS))
-    # /clock: ticks a whole number of steps apart, increasing, reaching
-    # the joint states' time.
+    # /clock: ticks a whole number of steps apart, never going back,
+    # reaching the joint states' time.  A tick may repeat: a state this
+    # test is slow to answer is published again with its /clock
+    # (lockstep's republish, doc/theory/lockstep.md).  A tick may be
+    # missing (best effort).
     ros.wait_for(lambda: max(to_seconds(m.clock) for m in ros.clock.messages)
                  >= stamp_of(second), what='/clock at the joint states')
     ticks = np.array([to_seconds(m.clock) for m in ros.clock.messages])
-    assert np.all(np.diff(ticks) > 0.0)
+    assert np.all(np.diff(ticks) >= 0.0)
     steps = np.diff(ticks) / DT
     assert_close(steps, np.round(steps), rtol=1e-6, scale=1.0)
 
