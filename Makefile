@@ -57,10 +57,12 @@ $(STAMP): requirements.txt constraints.txt setup.py package.xml
 	# finder runs after that lookup).
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
-	# Compile the numba kernels now (minutes on 2 cores, once: figure in
-	# benchmarks/results.md, "Quick start"): nodes, the demo and the tests
-	# then load machine code from the cache at first start.
-	$(PY) -m dynamics_ros.fast
+	# Compile the numba kernels a user needs first now (minutes on 2 cores,
+	# once: figure in benchmarks/results.md, "Quick start"): nodes and the
+	# demo then load machine code from the cache at first start.  The motor
+	# plant's and the regressor's compile on first use (make test: before
+	# the tests).
+	$(PY) -m dynamics_ros.fast --first-use
 	touch $(STAMP)
 
 venv-distro: $(STAMP_DISTRO)
@@ -75,7 +77,7 @@ $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 		$(JAZZY_WHEELS) -c constraints-distro.txt
 	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
-	$(PY_DISTRO) -m dynamics_ros.fast
+	$(PY_DISTRO) -m dynamics_ros.fast --first-use
 	touch $(STAMP_DISTRO)
 
 # The resolved versions of requirements.txt for the development venv, as a

@@ -32,9 +32,11 @@ class InstallAndCompile(install):
     Install (``colcon build`` runs this command), then compile the kernels.
 
     The nodes' dynamics are numba kernels that compile on first use (about a
-    minute in all) and are cached on disk.  Compiling them here, into the
-    cache beside the installed copy (``dynamics_ros/fast/__pycache__``),
-    makes the first start after ``colcon build`` load machine code instead.
+    minute in all) and are cached on disk.  Compiling those a user needs
+    first here (the rigid chain's: the motor plant's and the regressor's
+    compile on their first use), into the cache beside the installed copy
+    (``dynamics_ros/fast/__pycache__``), makes the first start after
+    ``colcon build`` load machine code instead.
     Without numba nothing is compiled; DYNAMICS_ROS_COMPILE_KERNELS=0 or a
     staged install skips it; a failure only warns (the nodes then compile
     on first start).  Where the source tree's cache already holds them
@@ -42,7 +44,7 @@ class InstallAndCompile(install):
     """
 
     def run(self):
-        """Install the files, then run ``python -m dynamics_ros.fast``."""
+        """Install, then run ``python -m dynamics_ros.fast --first-use``."""
         super().run()
         # A staged install (``--root``: a wheel build, a distribution
         # package) would carry a cache keyed on the staging paths.
@@ -58,7 +60,8 @@ class InstallAndCompile(install):
         # Run from the install: ``-m`` puts the working folder first on
         # sys.path, and the source tree's copy must not be the one compiled.
         result = subprocess.run(
-            [sys.executable, '-m', 'dynamics_ros.fast'], cwd=self.install_lib,
+            [sys.executable, '-m', 'dynamics_ros.fast', '--first-use'],
+            cwd=self.install_lib,
             env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)))
         if result.returncode != 0:
             print('warning: dynamics_ros kernels not compiled (exit status '

@@ -31,7 +31,6 @@ A kernel module is compiled on first use (seconds) and cached on disk by
 numba, so later processes load it in milliseconds.
 """
 
-import importlib
 import os
 import time
 import warnings
@@ -78,24 +77,27 @@ def enable(flag=True):
 
 def load_kernels(loaded=None):
     """
-    Load every kernel module now, from numba's cache; return how many.
+    Load every cached kernel module now; return how many.
 
     A module otherwise loads on first use (0.1-0.4 s each): a node whose
     first message loaded three of them held its executor for 1-3 s on a
     loaded machine, long enough for its simulated clock to stand still and
-    fresh states to be refused as "ahead of the node clock".  Nothing is
-    loaded unless the cache is marked complete (``python -m
-    dynamics_ros.fast``): without it each kernel is compiled on first use,
+    fresh states to be refused as "ahead of the node clock".  Only the
+    modules the cache's marker lists are loaded (``python -m
+    dynamics_ros.fast`` writes it): the others are compiled on first use,
     and only those used.  ``loaded(name, seconds)``, if given, is called
     after each module: a module that takes seconds was compiled, not
     loaded (the sources were touched after the cache was filled).  A
     module that fails to load switches the compiled path off (as on first
     use) and the rest are not tried.
     """
-    from .compiler import kernels_cached
-    if not ENABLED or not kernels_cached():
+    from .compiler import cached_modules
+    cached = cached_modules()
+    if not ENABLED or not cached:
         return 0
-    for count, name in enumerate(KERNEL_MODULES + DERIVATIVE_MODULES):
+    names = [name for name in KERNEL_MODULES + DERIVATIVE_MODULES
+             if name in cached]
+    for count, name in enumerate(names):
         start = time.perf_counter()
         try:
             __getattr__(name)
@@ -103,7 +105,7 @@ def load_kernels(loaded=None):
             return count
         if loaded is not None:
             loaded(name, time.perf_counter() - start)
-    return len(KERNEL_MODULES + DERIVATIVE_MODULES)
+    return len(names)
 
 
 def __getattr__(name):
@@ -111,8 +113,9 @@ def __getattr__(name):
     if name not in KERNEL_MODULES + DERIVATIVE_MODULES:
         raise AttributeError('module %r has no attribute %r'
                              % (__name__, name))
+    from .compiler import import_kernels
     try:
-        return importlib.import_module('.' + name, __name__)
+        return import_kernels(name)
     except Exception as error:  # noqa: B902 (any numba or LLVM failure)
         enable(False)
         warnings.warn('dynamics_ros: compiled kernels %r failed to load '

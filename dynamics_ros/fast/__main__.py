@@ -13,13 +13,17 @@
 # limitations under the License.
 
 """
-Compile every kernel now, filling numba's disk cache: python -m dynamics_ros.fast.
+Compile the kernels now, filling numba's disk cache: python -m dynamics_ros.fast.
 
 Run it once after installing (or in a container build) so that the first
 dynamics call of a node loads machine code in milliseconds instead of
-compiling for seconds.  The kernel modules compile side by side in
-``--jobs`` processes (default: one per CPU), the longest first: numba
-compiles in one thread, so on two cores this halves the wait.
+compiling for seconds.  ``--first-use`` compiles what a user needs first
+(the rigid chain's dynamics, linearization and simulator step: what
+``make venv`` and ``colcon build`` compile); the motor plant's step and
+identification's regressor then compile on their first use, saying so.
+The kernel modules compile side by side in ``--jobs`` processes (default:
+one per CPU), the longest first: numba compiles in one thread, so on two
+cores this halves the wait.
 """
 
 import argparse
@@ -30,28 +34,23 @@ import sys
 import time
 
 from . import AVAILABLE, DERIVATIVE_MODULES, KERNEL_MODULES
-from .compiler import compile_module, kernels_cached, ready_marker
-
-# Every kernel module, the longest to compile first (seconds on one core of
-# the reference machine, benchmarks/results.md "Quick start"), so that two
-# processes end together: sim_step (the simulator's compiled integration
-# step, ~48 s), then linearize, aba, rnea_derivatives, coriolis, ... A
-# module compiles the helpers it calls from the others itself when they
-# are not cached yet, so the order changes the wait, never the result.
-ORDER = ('sim_step', 'linearize', 'aba', 'rnea_derivatives', 'coriolis',
-         'aba_derivatives', 'motor_step', 'crba', 'rnea', 'computed_torque',
-         'bias', 'regressor')
+from .compiler import (ALL_MODULES, cached_modules, compile_module,
+                       FIRST_USE_MODULES, mark_cached, ready_marker)
 
 
 def arguments(argv):
     """Parse the command line."""
     parser = argparse.ArgumentParser(
         prog='python -m dynamics_ros.fast',
-        description="Compile every dynamics_ros kernel into numba's disk "
+        description="Compile the dynamics_ros kernels into numba's disk "
         'cache (a no-op when the cache already holds them).')
     parser.add_argument(
         '--jobs', type=int, default=os.cpu_count() or 1,
         help='processes compiling side by side (default: one per CPU, %(default)s)')
+    parser.add_argument(
+        '--first-use', action='store_true',
+        help='only the kernels a user needs first (%s); the others '
+        'compile on first use' % ', '.join(FIRST_USE_MODULES))
     args = parser.parse_args(argv)
     if not 1 <= args.jobs <= 64:
         parser.error('--jobs must be from 1 to 64 (got %d)' % args.jobs)
@@ -65,17 +64,20 @@ def main(argv=None):
         print('numba is not installed: dynamics_ros uses its numpy '
               'reference path, nothing to compile')
         return 0
-    if kernels_cached():
-        print('every kernel is compiled and cached (%s)' % ready_marker())
+    wanted = FIRST_USE_MODULES if args.first_use else ALL_MODULES
+    cached = cached_modules()
+    names = [name for name in wanted if name not in cached]
+    if not names:
+        print('the kernels are compiled and cached (%s)' % ready_marker())
         return 0
-    assert sorted(ORDER) == sorted(set(
+    assert sorted(ALL_MODULES) == sorted(set(
         KERNEL_MODULES + DERIVATIVE_MODULES) | {'sim_step', 'motor_step'})
     total = time.perf_counter()
-    print('compiling the kernels of %d modules in %d process(es): the '
-          'first time only, a few minutes' % (len(ORDER), args.jobs),
+    print('compiling the kernels of %d modules in %d process(es): once, '
+          'a few minutes' % (len(names), min(args.jobs, len(names))),
           flush=True)
-    if args.jobs == 1:
-        for name in ORDER:
+    if args.jobs == 1 or len(names) == 1:
+        for name in names:
             print('%-16s kernels ready in %.2f s' % (
                 name, compile_module(name)), flush=True)
     else:
@@ -84,18 +86,13 @@ def main(argv=None):
         with ProcessPoolExecutor(args.jobs, multiprocessing.get_context(
                 'spawn')) as pool:
             futures = {pool.submit(compile_module, name): name
-                       for name in ORDER}
+                       for name in names}
             for future in as_completed(futures):
                 print('%-16s kernels ready in %.2f s' % (
                     futures[future], future.result()), flush=True)
     print('all ready in %.2f s' % (time.perf_counter() - total))
-    marker = ready_marker()
-    try:
-        os.makedirs(os.path.dirname(marker), exist_ok=True)
-        with open(marker, 'w', encoding='utf-8') as stream:
-            stream.write('every kernel compiled and cached\n')
-    except OSError as error:   # a read-only install: nodes will say so
-        print('cannot write %s: %s' % (marker, error))
+    if not mark_cached(names):   # a read-only install: nodes will say so
+        print('cannot write %s' % ready_marker())
     return 0
 
 

@@ -74,9 +74,10 @@ def interpreter_tag():
 
 def ready_marker():
     """
-    Return the file that says every kernel of these sources is cached.
+    Return the file that lists the kernel modules of these sources cached.
 
-    ``python -m dynamics_ros.fast`` writes it after compiling them all, in
+    ``python -m dynamics_ros.fast`` writes it after compiling them, and a
+    module compiled on first use adds its line (``import_kernels``), in
     the folder numba caches in first (``NUMBA_CACHE_DIR``, else this
     package's ``__pycache__``); its name carries the sources' digest, so an
     edited source or a new install has none.
@@ -90,9 +91,77 @@ def ready_marker():
         SOURCES_DIGEST[:16], interpreter_tag()))
 
 
-def kernels_cached():
-    """Return True when ``python -m dynamics_ros.fast`` filled the cache."""
-    return numba is None or os.path.exists(ready_marker())
+# The kernel modules, the longest to compile first (python -m
+# dynamics_ros.fast, one core, quiet: sim_step 48 s ... regressor 2 s).
+ALL_MODULES = ('sim_step', 'linearize', 'aba', 'rnea_derivatives',
+               'coriolis', 'aba_derivatives', 'motor_step', 'crba', 'rnea',
+               'computed_torque', 'bias', 'regressor')
+# What a user needs first, compiled at install (make venv, colcon build):
+# the rigid chain's dynamics, linearization and simulator step.  The motor
+# plant's step and identification's regressor compile on first use.
+FIRST_USE_MODULES = tuple(name for name in ALL_MODULES
+                          if name not in ('motor_step', 'regressor'))
+
+
+def cached_modules():
+    """
+    Return the names of the kernel modules the cache holds (a frozenset).
+
+    All of them without numba (nothing to compile) and for a marker
+    without names (written before markers listed them).
+    """
+    if numba is None:
+        return frozenset(ALL_MODULES)
+    try:
+        with open(ready_marker(), encoding='utf-8') as stream:
+            names = frozenset(line.strip() for line in stream) & frozenset(
+                ALL_MODULES)
+    except OSError:
+        return frozenset()
+    return names or frozenset(ALL_MODULES)
+
+
+def kernels_cached(names=ALL_MODULES):
+    """Return True when the cache holds the kernel modules ``names``."""
+    return cached_modules().issuperset(names)
+
+
+def mark_cached(names):
+    """Add ``names`` to the marker; False if it cannot be written."""
+    marker = ready_marker()
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        # One short write per call in append mode: processes that compile
+        # side by side add their lines without losing each other's.
+        with open(marker, 'a', encoding='utf-8') as stream:
+            stream.write(''.join(name + '\n' for name in names))
+    except OSError:   # a read-only install: each start compiles again
+        return False
+    return True
+
+
+def import_kernels(name):
+    """
+    Import kernel module ``name``, saying so when it compiles on first use.
+
+    A module the marker does not list compiles (seconds to a minute): one
+    line on stderr says which before, one how long it took after, and the
+    marker then lists it.
+    """
+    module_name = 'dynamics_ros.fast.' + name
+    if module_name in sys.modules or name in cached_modules():
+        return importlib.import_module(module_name)
+    start = time.perf_counter()
+    sys.stderr.write("dynamics_ros: compiling kernel module '%s' on its "
+                     'first use (once: it is cached for later runs)\n'
+                     % name)
+    sys.stderr.flush()
+    module = importlib.import_module(module_name)
+    sys.stderr.write("dynamics_ros: kernel module '%s' compiled in %.1f s\n"
+                     % (name, time.perf_counter() - start))
+    sys.stderr.flush()
+    mark_cached([name])
+    return module
 
 
 def compile_module(name):

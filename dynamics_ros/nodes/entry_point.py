@@ -55,7 +55,7 @@ from rclpy.signals import SignalHandlerOptions
 from .node_help import help_requested, print_help
 from .. import fast
 from ..errors import ModelError
-from ..fast.compiler import FIRST_START_SECONDS, kernels_cached
+from ..fast.compiler import cached_modules, FIRST_START_SECONDS
 from ..reasons import cut, LOG_CHARS
 
 
@@ -147,7 +147,7 @@ def run(node_class, args=None):
         signal.signal(number, lambda *_: stop.set())
     node = None
     failure = []
-    if fast.ENABLED and not kernels_cached():
+    if fast.ENABLED and not cached_modules():
         # numba compiles each kernel on first use: say why nothing happens.
         get_logger(node_class.__name__).info(
             'compiling kernels (first start, about %d s, less for the '

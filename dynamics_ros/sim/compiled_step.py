@@ -36,17 +36,18 @@ the currents of joints they stopped stay the Python step's
 (plants.MotorDrivenPlant).
 """
 
-import importlib
 import warnings
 
 import numpy as np
 
 from .integrators import FIXED_STEP, POSITION_SHARE
 from .. import fast
+from ..fast.compiler import import_kernels
 from ..fast.packing import packed
 
-KERNEL_MODULE = 'dynamics_ros.fast.sim_step'
-MOTOR_KERNEL_MODULE = 'dynamics_ros.fast.motor_step'
+# Kernel modules of dynamics_ros.fast.
+KERNEL_MODULE = 'sim_step'
+MOTOR_KERNEL_MODULE = 'motor_step'
 
 
 def floats(*arrays):
@@ -61,7 +62,7 @@ def floats(*arrays):
 def load_kernel(module=KERNEL_MODULE):
     """Return the kernel module, or None (with a warning) if it fails."""
     try:
-        return importlib.import_module(module)
+        return import_kernels(module)
     except Exception as error:  # noqa: B902 (any numba or LLVM failure)
         warnings.warn('dynamics_ros: the compiled simulator step failed to '
                       'load (%s: %s); the simulator steps in Python'
