@@ -4,7 +4,10 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# Two steps: what the package runs on (make demo), then the test tools,
+# the Pinocchio oracle and the docs' Sphinx (make test, lint, docs, bench).
 STAMP := $(VENV)/.installed
+STAMP_TEST := $(VENV)/.installed-test
 # The distribution's versions (make test-distro): ROS 2 Jazzy on Ubuntu
 # 24.04 - Python 3.12, Jazzy's ros-* wheels, noble's numpy and scipy: the
 # lowest versions requirements.txt allows (constraints-distro.txt).
@@ -43,14 +46,17 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
 .PHONY: venv venv-distro demo test test-distro lint bench docs clean constraints
 
-venv: $(STAMP)
+venv: $(STAMP_TEST)
 
 # constraints.txt: the versions CI tested (make constraints writes it), so a
 # fresh clone installs those and not whatever PyPI has newest that day.
 $(STAMP): requirements.txt constraints.txt setup.py package.xml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	# requirements.txt up to its "# Tests:" section: what the package runs
+	# on (about half a minute less to install than the whole file).
+	sed '/^# Tests:/,$$d' requirements.txt > $(VENV)/requirements-run.txt
+	$(PY) -m pip install --quiet -r $(VENV)/requirements-run.txt -c constraints.txt
 	# compat: a .pth puts the clone on sys.path, so `import dynamics_ros`
 	# from the clone's parent folder finds this package, not the clone
 	# folder as an empty namespace package (setuptools' default editable
@@ -64,6 +70,10 @@ $(STAMP): requirements.txt constraints.txt setup.py package.xml
 	# the tests).
 	$(PY) -m dynamics_ros.fast --first-use
 	touch $(STAMP)
+
+$(STAMP_TEST): $(STAMP)
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	touch $(STAMP_TEST)
 
 venv-distro: $(STAMP_DISTRO)
 
@@ -98,7 +108,7 @@ demo: $(STAMP)
 TEST_JOBS ?= 2
 PYTEST_JOBS = $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
-test: $(STAMP)
+test: $(STAMP_TEST)
 	# Kernels compiled once per run, before any test (a no-op when cached).
 	$(PY) -m dynamics_ros.fast
 	$(PY) -m pytest -q $(PYTEST_JOBS) test
@@ -108,15 +118,15 @@ test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
 	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
 
-lint: $(STAMP)
+lint: $(STAMP_TEST)
 	$(PY) -m pytest -q -m linter test
 
 # The documentation (doc/, Sphinx + MyST; rosdoc2 builds the same pages):
 # warnings are errors.  Open build/docs/index.html.
-docs: $(STAMP)
+docs: $(STAMP_TEST)
 	$(PY) -m sphinx -W --keep-going -q -b html doc build/docs
 
-bench: $(STAMP)
+bench: $(STAMP_TEST)
 	$(PY) benchmarks/bench_core.py
 
 clean:

@@ -151,3 +151,43 @@ def test_each_constraints_file_names_its_ros_release():
     # The range admits both releases' rclpy (Jazzy 7.1.6, Kilted 9.1.2).
     specs = read('requirements.txt')['ros-rclpy']
     assert within('7.1.6', specs) and within('9.1.2', specs), specs
+
+
+# The modules of the requirements after "# Tests:" (make demo leaves them
+# out): none of them may be imported by the package.
+TEST_ONLY_MODULES = {
+    'pytest', 'hypothesis', 'xdist', 'random_order', 'ament_flake8',
+    'ament_pep257', 'flake8', 'flake8_quotes', 'flake8_import_order',
+    'flake8_docstrings', 'pydocstyle', 'pinocchio', 'example_robot_data',
+    'colcon_core', 'sphinx', 'myst_parser'}
+
+
+def runtime_part():
+    """Return requirements.txt's names before its "# Tests:" section."""
+    with open(os.path.join(REPO_ROOT, 'requirements.txt')) as stream:
+        text = stream.read()
+    assert '\n# Tests:' in text   # the line the Makefile cuts at
+    names = set()
+    for line in text.split('\n# Tests:')[0].splitlines():
+        line = line.split('#')[0].strip()
+        if line:
+            names.add(canonical(REQUIREMENT.match(line).group('name')))
+    return names
+
+
+def test_make_demo_installs_what_the_package_imports_and_no_test_tool():
+    runtime = runtime_part()
+    everything = set(read('requirements.txt'))
+    assert {'numpy', 'scipy', 'numba', 'xacro', 'ros-rclpy', 'cvxpy',
+            'dask', 'matplotlib'} <= runtime
+    assert {'pytest', 'pin', 'sphinx', 'colcon-common-extensions'} <= \
+        everything - runtime
+    imported = set()
+    for folder, _, files in os.walk(os.path.join(REPO_ROOT, 'dynamics_ros')):
+        for name in files:
+            if name.endswith('.py'):
+                with open(os.path.join(folder, name)) as stream:
+                    imported |= set(re.findall(
+                        r'^\s*(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)',
+                        stream.read(), re.MULTILINE))
+    assert not imported & TEST_ONLY_MODULES, imported & TEST_ONLY_MODULES
