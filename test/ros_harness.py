@@ -45,8 +45,8 @@ import yaml
 
 TIMEOUT = 60.0  # an upper bound for slow, loaded machines; waits end early
 # Ctrl-C to exit: about 0.5 s quiet; a lockstep simulator beside two busy
-# test runs was seen needing more than 10 s.  A node that hangs is still
-# killed and fails its test (status -9).
+# test runs was seen needing more than 10 s.  A node that hangs fails its
+# test, with its threads' stacks in its output (stop()).
 STOP_TIMEOUT = 30.0
 WARN = 30
 
@@ -260,8 +260,15 @@ class NodeProcess:
             try:
                 self.process.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+                # PYTHONFAULTHANDLER: SIGABRT prints every thread's stack
+                # into the output, which the failing test shows: where it
+                # hung.  Then the kill (status -6: still a failure).
+                self.process.send_signal(signal.SIGABRT)
+                try:
+                    self.process.wait(5.0)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
         self.log.close()
         if self in RUNNING:
             RUNNING.remove(self)

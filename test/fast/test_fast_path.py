@@ -36,7 +36,7 @@ from dynamics_ros.dynamics.bias import reference_bias_forces, \
 from dynamics_ros.dynamics.crba import MASS_MATRIX, reference_mass_matrix
 from dynamics_ros.dynamics.rnea import INVERSE_DYNAMICS, \
     reference_inverse_dynamics
-from dynamics_ros.fast import crba
+from dynamics_ros.fast import compiler, crba
 from dynamics_ros.fast.compiler import direct, kernel, VECTOR
 from dynamics_ros.resources import robot_urdf
 import numpy as np
@@ -431,7 +431,7 @@ def test_a_failing_kernel_module_falls_back(puma, monkeypatch):
 
     def broken(name, package=None):
         raise ImportError('simulated: no LLVM here')
-    monkeypatch.setattr(fast.importlib, 'import_module', broken)
+    monkeypatch.setattr(compiler.importlib, 'import_module', broken)
     with pytest.warns(RuntimeWarning, match='no LLVM here'):
         tau = dr.inverse_dynamics(model, q[0], qd[0], qdd[0])
     assert_close(tau, expected)

@@ -114,6 +114,10 @@ def ros():
     tester.collisions = tester.collector(Bool, 'collision', LATCHED)
     tester.wait_for(lambda: tester.torques.messages, timeout=180.0,
                     what='the first external torques')
+    # The observer may answer the first state before this test has read
+    # it (seen when this file ran alone): the tests start from a state.
+    tester.wait_for(lambda: tester.states.messages,
+                    what='the first joint state')
     tester.wait_for_subscriber(tester.push)
     tester.wait_for(lambda: tester.collisions.messages,
                     what='the first collision flag')

@@ -162,7 +162,8 @@ def launched():
         tester.close()
     for process, lived, status in zip(processes, alive, statuses):
         # The whole output, its shutdown included (stop() kept it).
-        assert lived and status == 0, (status, process.output())
+        assert lived and status == 0, 'exit status %s:\n%s' % (
+            status, process.output()[-8000:])
 
 
 def all_output(tester):
