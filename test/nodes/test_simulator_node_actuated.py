@@ -275,7 +275,7 @@ def test_a_position_command_settles_where_the_pd_balances_gravity(ros):
     clipped to 48 V) to shoulder 2.9, elbow 2.5 rad.  At rest the drive's
     current is exactly tau / (n k_t), so the motors pass the PD's torque
     unchanged and the arm stops where the PD (no integral: default gains
-    at pid_bandwidth 12 Hz, set above, from the joints' inertia with the
+    at pid_bandwidth 12 Hz, set here, from the joints' inertia with the
     rotors at the initial positions) balances gravity; that equation,
     solved here by Newton's method, gives q to 1e-6 (what is left of the
     settling after 4 s of a 12 Hz critically damped loop).
@@ -292,6 +292,11 @@ def test_a_position_command_settles_where_the_pd_balances_gravity(ros):
                 MODEL, q + step * e) - residual) / step for e in np.eye(2)]).T
         q = q - np.linalg.solve(jacobian, residual)
     assert np.abs(q - target).max() > 5e-4        # gravity leaves an offset
+    # Set here too, not only in the test of the parameter set: the gains
+    # must not depend on which test ran before (a shuffled order ran this
+    # one first, at the fixture's bandwidth).
+    result, = ros.set_parameters(NODE, pid_bandwidth=12.0)
+    assert result.successful, result.reason
     stall = MOTORS.voltage_limit / MOTORS.resistance
     command_until(ros, ros.voltage, [100.0, 100.0],
                   lambda i: np.allclose(i, stall, rtol=1e-9, atol=0.0),

@@ -353,20 +353,24 @@ def tracebacks(output):
 def wait_for_nodes(workspace, started, nodes, domain_id):
     """Wait until ``nodes`` are in the graph; return the node list."""
     end = time.monotonic() + TIMEOUT
-    listed = ''
+    seen = set()
     while time.monotonic() < end and started.process.poll() is None:
         # One `ros2 node list` of CI's did not return in 90 s beside an
         # unpaced simulator on a loaded machine: a user would press
-        # Ctrl-C and run it again, and so does this.
+        # Ctrl-C and run it again, and so does this.  On a busy machine
+        # one listing may hold only part of the graph (0.5 s of discovery
+        # by default; seen: 1 node of 5): 3 s each, and every node listed
+        # once counts.
         try:
-            _, listed = run(workspace, 'ros2 node list --no-daemon',
-                            domain_id, timeout=LIST_TIMEOUT)
+            _, listed = run(workspace, 'ros2 node list --no-daemon '
+                            '--spin-time 3', domain_id, timeout=LIST_TIMEOUT)
         except subprocess.TimeoutExpired:
             continue
-        if set(nodes) <= set(listed.split()):
+        seen |= set(listed.split())
+        if set(nodes) <= seen:
             break
         time.sleep(1.0)
-    return listed
+    return '\n'.join(sorted(seen))
 
 
 PLAN = once_each(plan())
