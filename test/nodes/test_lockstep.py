@@ -233,8 +233,10 @@ def test_a_killed_peer_is_said_the_arm_holds_and_a_restarted_one_resumes():
         positions = np.array([m.position for m in states.messages[held:]])
         assert np.ptp(positions, axis=0).max() < 1e-3
         restarted = peer('inverse_dynamics_node', domain_id, mode='gravity')
+        # The new process starts first (imports, kernels, discovery): more
+        # than the usual 60 s were seen beside two busy processes.
         tester.wait_for(lambda: tester.warnings(
-            'simulator_node', 'the hold ends', level=20),
+            'simulator_node', 'the hold ends', level=20), timeout=180.0,
             what='lockstep to resume')
         assert tester.warnings('simulator_node', 'answered again', level=20)
     finally:
