@@ -92,7 +92,10 @@ def ready_marker():
 
 
 # The kernel modules, the longest to compile first (python -m
-# dynamics_ros.fast, one core, quiet: sim_step 48 s ... regressor 2 s).
+# dynamics_ros.fast, one core, quiet: sim_step 48 s ... regressor 2 s), so
+# that two processes end together.  A module compiles the helpers it calls
+# from the others itself when they are not cached yet, so the order
+# changes the wait, never the result.
 ALL_MODULES = ('sim_step', 'linearize', 'aba', 'rnea_derivatives',
                'coriolis', 'aba_derivatives', 'motor_step', 'crba', 'rnea',
                'computed_torque', 'bias', 'regressor')
@@ -107,18 +110,17 @@ def cached_modules():
     """
     Return the names of the kernel modules the cache holds (a frozenset).
 
-    All of them without numba (nothing to compile) and for a marker
-    without names (written before markers listed them).
+    The names the marker lists; all of them without numba (nothing to
+    compile).
     """
     if numba is None:
         return frozenset(ALL_MODULES)
     try:
         with open(ready_marker(), encoding='utf-8') as stream:
-            names = frozenset(line.strip() for line in stream) & frozenset(
+            return frozenset(line.strip() for line in stream) & frozenset(
                 ALL_MODULES)
     except OSError:
         return frozenset()
-    return names or frozenset(ALL_MODULES)
 
 
 def kernels_cached(names=ALL_MODULES):

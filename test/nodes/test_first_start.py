@@ -46,7 +46,7 @@ def test_the_ready_marker_follows_the_cache_folder_and_the_sources(
     assert os.path.dirname(marker) == str(tmp_path)
     assert compiler.SOURCES_DIGEST[:16] in os.path.basename(marker)
     assert not compiler.kernels_cached()
-    open(marker, 'w').close()
+    assert compiler.mark_cached(compiler.ALL_MODULES)
     assert compiler.kernels_cached()
     # Another version of the sources has another marker.
     monkeypatch.setattr(compiler, 'SOURCES_DIGEST', '0' * 64)
@@ -64,10 +64,9 @@ def test_the_marker_lists_the_modules_cached(tmp_path, monkeypatch):
     assert compiler.mark_cached(compiler.FIRST_USE_MODULES)
     assert compiler.kernels_cached(compiler.FIRST_USE_MODULES)
     assert not compiler.kernels_cached()   # motor_step, regressor missing
-    # A marker of the format before the list (or empty) means all.
-    with open(compiler.ready_marker(), 'w') as stream:
-        stream.write('every kernel compiled and cached\n')
-    assert compiler.kernels_cached()
+    # An empty marker (a write that failed half way) lists nothing.
+    open(compiler.ready_marker(), 'w').close()
+    assert compiler.cached_modules() == frozenset()
 
 
 def test_an_unlisted_module_compiles_on_first_use_and_says_so(tmp_path):
