@@ -44,7 +44,7 @@ TIP ?=
 # DDS stays on loopback for every node this Makefile starts.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
-.PHONY: venv venv-distro demo test test-distro lint bench docs clean constraints
+.PHONY: venv venv-distro demo test test-distro fuzz lint bench docs clean constraints
 
 venv: $(STAMP_TEST)
 
@@ -117,6 +117,14 @@ test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m dynamics_ros.fast
 	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
 	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
+
+# The long fuzz run (doc/development.md): FUZZ_SECONDS of hostile input,
+# the node fuzz in one worker and the command fuzz tests in the other.
+FUZZ_SECONDS ?= 3600
+fuzz: $(STAMP_TEST)
+	$(PY) -m dynamics_ros.fast
+	DYNAMICS_ROS_FUZZ_SECONDS=$(FUZZ_SECONDS) nice -n 10 $(PY) -m pytest -v -n 2 --dist loadfile \
+		test/nodes/test_fuzz_nodes.py test/package/test_cli_fuzz.py
 
 lint: $(STAMP_TEST)
 	$(PY) -m pytest -q -m linter test

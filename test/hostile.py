@@ -21,8 +21,10 @@ types, unicode, control characters, paths, empty values.  The fuzz tests
 feed them to every CLI option (test/package/test_cli_fuzz.py) and to node
 parameters and topics (test/nodes/test_fuzz_nodes.py).
 
-``FUZZ_SECONDS``: the normal suite's budget per fuzz test; the long run
-sets ``DYNAMICS_ROS_FUZZ_SECONDS`` (e.g. 3600), see doc/development.md.
+``FUZZ_SECONDS``: how long the fuzz runs, 0 (one pass per test) in the
+normal suite.  The long run (``make fuzz``, doc/development.md) sets
+``DYNAMICS_ROS_FUZZ_SECONDS`` to its length: the node fuzz loops that
+long, and the command fuzz tests, in the other worker, share it.
 """
 
 import os
