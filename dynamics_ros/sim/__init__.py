@@ -17,9 +17,12 @@ ROS-free simulation of robot models.
 
 - ``simulator``: ``Simulator`` (state, clock, integrator, joint effects,
   step, run) and its ``SimulationLog``;
-- ``plants``: what moves - rigid, mimic, flexible or motor-driven: the
-  coordinates, state layout, accelerations and mass matrix, and which
-  compiled step each has;
+- ``plants``: what moves - rigid, mimic or flexible: the coordinates,
+  state layout, accelerations and mass matrix, and which compiled step
+  each has; ``motor_plant``: an arm driven by geared DC motors, the
+  winding currents and voltages a state of its own;
+- ``applied_loads``: what acts besides the commanded effort - an external
+  wrench, identified joint friction, a controller's implicit dampers;
 - ``compiled_step``: the compiled fixed step of a rigid or mimic model
   (kernel in ``dynamics_ros.fast.sim_step``) and of a motor-driven one
   (``dynamics_ros.fast.motor_step``), which ``Simulator.step`` tries

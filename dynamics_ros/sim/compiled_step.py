@@ -33,7 +33,7 @@ A RobotModel driven by DC motors (sim/actuated.py) steps through
 ``fast.motor_step`` (``CompiledMotorStep``): the winding currents with the
 joints, at voltages held over the step; its impulses, implicit damping and
 the currents of joints they stopped stay the Python step's
-(plants.MotorDrivenPlant).
+(motor_plant.MotorDrivenPlant).
 """
 
 import warnings

@@ -29,109 +29,93 @@ Each step of ``dt``:
    on it;
 4. continuous joints wrap to [-pi, pi).
 
-Stiff viscous damping.  URDF ``<dynamics damping>`` on a light joint decays
-its velocity at a rate ``damping * (M^-1)_ii`` (xArm7's wrist: about 14,700
-1/s), far beyond what an explicit step of 1 ms can follow (rk4 is stable
-up to dt * rate = 2.785 on the negative real axis, semi-implicit Euler up to
-2).  As MuJoCo's implicit damping does (MuJoCo documentation, Computation >
-Numerical integration: the Euler integrator solves
-``(M + dt D) qdd = tau - h - D qd``), those joints' damping is integrated
-backward: after the explicit step (which leaves it out) the velocities solve
+Stiff viscous damping (doc/theory/simulator.md: "Stiff damping is
+integrated implicitly", with the rates that need it).  A joint whose
+``dt * damping * (M^-1)_ii`` exceeds ``STIFF_DAMPING`` at the initial
+positions or at any of ``INERTIA_SAMPLES`` configurations within the
+limits (step_checks.py) has its damping left out of the explicit step and
+integrated backward after it, as MuJoCo's implicit damping (MuJoCo
+documentation, Computation > Numerical integration): the velocities solve
 ``(M + dt D) qd+ = M qd_explicit + dt G qd_ref`` (D: the stiff joints'
-damping plus the controller's dampers G, which pull toward the reference
-velocities qd_ref) - backward Euler in the damping, unconditionally
-stable, exact in the quasi-static limit where the joint moves at effort /
-damping - and the positions take the usual share of that velocity change
-(integrators.POSITION_SHARE: the trapezoid for rk4, qd+ itself for
-semi-implicit Euler, which makes that step MuJoCo's).  A joint goes
-implicit when ``dt * damping * (M^-1)_ii`` exceeds ``STIFF_DAMPING`` (0.5,
-a factor 5.5 inside rk4's limit) at the initial positions or at any of
-``INERTIA_SAMPLES`` configurations within the limits (step_checks.py);
-the other joints keep their damping in the explicit integrator, so a model
-without stiff damping (Panda) steps exactly as rk4 always did, fourth
-order.  The D term of a position PID (and the P term of a velocity
-PID, both dampers toward a reference velocity) is handed over the same way
-where it is that stiff (controllers.JointCommands.hand_over_damping; the
-``damping`` argument of ``step``), as MuJoCo integrates the ``kv`` of its
-position and velocity actuators implicitly.  ``implicit_damping`` True or
-False forces every damped joint one way; the adaptive integrator always
-keeps the damping inside its ODE (choose its method 'Radau' for stiff
-models).  ``check_step`` warns when the step is still too long for the
-stiffest term left explicit (any model, not only flexible ones).
+damping plus the controller's dampers G toward the reference velocities
+qd_ref: controllers.JointCommands.hand_over_damping, the ``damping``
+argument of ``step``), and the positions take the integrator's share of
+that velocity change (integrators.POSITION_SHARE).  The other joints keep
+their damping in the explicit integrator (a model without stiff damping
+steps exactly as rk4 always did).  ``implicit_damping`` True or False
+forces every damped joint one way; the adaptive integrator always keeps
+the damping inside its ODE (its method 'Radau' for stiff models).
+``check_step`` warns when the step is still too long for the stiffest
+term left explicit.
 
 Velocity limits (URDF ``<limit velocity>``) are not enforced, as in Gazebo's
-effort interface.
+effort interface.  An external wrench on a link, identified joint
+friction and a controller's dampers act besides the effort
+(applied_loads.py).
 
-External wrench (``set_external_wrench(link, wrench)``): a wrench
-[moment; force] on a link, expressed in the link's frame about its
-origin (the ROS convention of a WrenchStamped's frame_id), adds the joint
-torques J^T w to the actuators' over each step, J the link's Jacobian at
-the start of the step (held over it, as a held effort is).  It is not
-part of ``applied_effort``: that stays the actuators' torque, as a
-driver's joint_states effort is.  A step with a wrench takes the Python
-path; without one the compiled step is unchanged.
+The plant says what moves - coordinates, state layout, accelerations,
+mass matrix, state of its own - and which compiled step it has; the
+integrator, the clock and the joint effects are this module's.  Plants
+(``plant_for`` picks one): a RobotModel's; a MimicModel's, in its
+independent coordinates, mimic joints following their masters by
+construction; a FlexibleModel's (dynamics_ros.flexible, Mackay 1988),
+over z = (joints, modal amplitudes) - those in plants.py; and with
+``actuators``, geared DC motors' (Freeman 1985), the winding currents
+and voltages a state of their own (motor_plant.py).
 
-The plant (plants.py: rigid, mimic, flexible or motor-driven) says what
-moves - coordinates, state layout, accelerations, mass matrix - and which
-compiled step it has; the integrator, the clock and the joint effects are
-this module's.
-
-With an effort held over the step (an array, or None) on a RobotModel or a
-MimicModel with
-``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run compiled in one call
-while the compiled path is on (compiled_step.py, dynamics_ros.fast.sim_step:
-the same operations in the same order, so the same numbers, about 5x
-faster); so does step 3's implicit damping on the steps where no impulse
-acts (CRBA and Cholesky there, numpy's inverse here: equal to rounding).
-The kernel says whether step 3 has anything else to do; the impulses and
-step 4 stay the Python code below.
-
-A MimicModel (mimic joints as dependent coordinates) is simulated in its
-independent coordinates: its forward dynamics and M are the reduced ones
-(G^T M_tree G), the damping, friction and limits per coordinate those the
-MimicModel derives from its tree, so a mimic joint moves with its master by
-construction and cannot drift from it.  Its compiled step runs the tree
-through the coupling (fast/sim_step.py), and its Python step calls the same
-coupled forward dynamics, so both give the same numbers; ``full_state``
-gives every movable joint, mimic ones included, for publishing.
-
-A FlexibleModel (dynamics_ros.flexible, Mackay 1988) in place of the
-RobotModel is simulated over z = (joints, modal amplitudes): the same steps
-with its forward dynamics (modal stiffness and damping inside it), the
-joint effects acting on the joints z[:nq] only.
-
-Geared DC motors (``actuators``: model.actuators.DCMotors, Freeman 1985):
-the plant is then the arm with its rotors reflected to the joints
-(``dynamics.actuated.reflected_model``: ``model`` is that arm) and the
-winding currents ``current`` are states beside (q, qd); the joint torque
-is n k_t i, and efforts reach the motors through an ideal voltage drive,
-or voltages are given directly (sim/actuated.py; the motor step is
-plants.MotorDrivenPlant's).  With ``rk4`` or ``semi_implicit_euler`` its
-smooth part runs compiled too (``compiled`` is then a
-compiled_step.CompiledMotorStep, kernel dynamics_ros.fast.motor_step: the
-same numbers), but for the steps with joint friction set or an external
-wrench; a FlexibleModel's steps are all Python (``compiled`` stays
-None).
+With an effort held over the step (an array, or None) on a RobotModel or
+a MimicModel with ``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run
+compiled in one call while the compiled path is on (compiled_step.py,
+dynamics_ros.fast.sim_step: the same operations in the same order, so the
+same numbers, about 5x faster); so does step 3's implicit damping on the
+steps where no impulse acts (CRBA and Cholesky there, numpy's inverse
+here: equal to rounding).  The kernel says whether step 3 has anything
+else to do; the impulses and step 4 stay the Python code below.  A
+motor-driven plant has a compiled step of its own (motor_plant.py); a
+FlexibleModel's steps are all Python (``compiled`` stays None).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from .applied_loads import AppliedLoads
 from .compiled_step import floats
 from .integrators import integrator, POSITION_SHARE
 from .joint_effects import (damping_torque, impulse_bounds, saturate_effort,
                             solve_impulses, wrap_continuous)
+from .motor_plant import MotorDrivenPlant
 # Re-exported: the names simulator.py always had.
 from .plants import (checked_initial_positions,  # noqa: F401
                      checked_vector, default_initial_positions,
-                     FLEXIBLE_STEP_SHARE, full_joint_state, plant_for)
+                     FLEXIBLE_STEP_SHARE, FlexiblePlant, full_joint_state,
+                     MimicPlant, RigidPlant)
 from .step_checks import (INERTIA_SAMPLES,  # noqa: F401
                           STABILITY_LIMIT, STEP_WARNING_SHARE, StepChecks,
                           STIFF_DAMPING)
 from .. import fast
-from ..dynamics.jacobians import link_jacobian
-from ..model.massless import refuse_massless
+from ..flexible.model import FlexibleModel
+from ..model.mimic_model import MimicModel
+
+
+def plant_for(model, actuators=None, motor_integration='auto', dt=1e-3,
+              stability_limit=np.inf):
+    """Return the plant of ``model`` (with ``actuators``: motor-driven)."""
+    if actuators is not None:
+        return MotorDrivenPlant(model, actuators, motor_integration, dt,
+                                stability_limit)
+    if isinstance(model, FlexibleModel):
+        return FlexiblePlant(model)
+    if isinstance(model, MimicModel):
+        return MimicPlant(model)
+    return RigidPlant(model)
+
+
+def plant_attribute(name, doc):
+    """Return a property of the simulator that is its plant's ``name``."""
+    return property(lambda simulator: getattr(simulator.plant, name),
+                    lambda simulator, value: setattr(simulator.plant, name,
+                                                     value), doc=doc)
 
 
 @dataclass
@@ -153,7 +137,7 @@ class SimulationLog:
     current: np.ndarray = None
 
 
-class Simulator(StepChecks):
+class Simulator(StepChecks, AppliedLoads):
     """
     State (t, q, qd) of a model and the step that advances it.
 
@@ -178,13 +162,21 @@ class Simulator(StepChecks):
     ``actuators`` (keyword only): DCMotors for the joints of a RobotModel,
     or None (no motors: the simulator as it always was).  With motors,
     ``model`` is the arm with the rotors reflected, ``arm_model`` the one
-    given, ``current`` the winding currents (A, start at 0), ``voltage``
-    the voltages set by ``set_voltage`` (None: the drive law turns each
-    step's effort into voltages), ``applied_voltage`` those of the last
-    step and ``applied_effort`` the motor torque n k_t i at the end of the
-    last step.  ``motor_integration``: 'auto', 'exponential' or 'coupled'
+    given, ``applied_effort`` the motor torque n k_t i at the end of the
+    last step, and ``current``, ``voltage``, ``applied_voltage`` the
+    motor-driven plant's state (motor_plant.MotorDrivenPlant).
+    ``motor_integration``: 'auto', 'exponential' or 'coupled'
     (sim/actuated.py; ``motor_integration`` then holds the one taken).
     """
+
+    # The motors' state is the motor-driven plant's (motor_plant.py).
+    current = plant_attribute('current', 'The winding currents (A).')
+    voltage = plant_attribute('voltage', 'The voltages set, or None.')
+    applied_voltage = plant_attribute('applied_voltage',
+                                      'The voltages of the last step.')
+    motor_integration = plant_attribute('integration',
+                                        "The motors' integration taken.")
+    motor_gain = plant_attribute('gain', 'n k_t, the joint torque per ampere.')
 
     def __init__(self, model, dt=1e-3, integrator_name='rk4', q0=None,
                  qd0=None, start_time=0.0, implicit_damping=None, *,
@@ -194,19 +186,14 @@ class Simulator(StepChecks):
             raise ValueError('time step must be positive and finite, got %r'
                              % (dt,))
         self.arm_model = model
-        # What moves (plants.py): the joint model, the coordinates z, the
-        # dynamics; the joint effects, integrator and clock are here.
+        # What moves (plants.py, motor_plant.py): the joint model, the
+        # coordinates z, the dynamics; the joint effects, integrator and
+        # clock are here.
         self.plant = plant_for(model, actuators, motor_integration, dt,
                                STABILITY_LIMIT.get(integrator_name, np.inf))
-        # Else FloatingPointError at the first step (a flexible model, whose
-        # declarations carry mass of their own, is passed as it is).
-        refuse_massless(self.plant.model if self.plant.flexible is None
-                        else self.plant.flexible)
+        self.plant.refuse_massless()   # else NaN at the first step
         self.flexible = self.plant.flexible   # a FlexibleModel, or None
         self.motors = self.plant.motors       # DCMotors, or None
-        if self.motors is not None:
-            self.motor_integration = self.plant.integration
-            self.motor_gain = self.plant.gain
         model = self.model = self.plant.model
         # The joint count, read a few times a step (model.nq is a property).
         self.nq = model.nq
@@ -215,8 +202,10 @@ class Simulator(StepChecks):
         self.integrator_name = integrator_name
         self.integrate = integrator(integrator_name, **adaptive_options)
         self.position_share = POSITION_SHARE[integrator_name]
-        self.initial_z = self._start_positions(q0, 'initial positions')
-        self.initial_zd = self._start_velocities(qd0, 'initial velocities')
+        # A z, zd from joint values (the modes at rest) or whole ones.
+        self.initial_z = self.plant.start_positions(q0, 'initial positions')
+        self.initial_zd = self.plant.start_velocities(qd0,
+                                                      'initial velocities')
         if implicit_damping not in (None, True, False):
             raise ValueError('implicit_damping must be None, True or False, '
                              'got %r' % (implicit_damping,))
@@ -250,20 +239,8 @@ class Simulator(StepChecks):
 
     @property
     def coordinate_names(self):
-        """Return the names of z: joints, then modes of a flexible model."""
+        """Return the names of z (joints, then modes of a flexible model)."""
         return self.plant.coordinate_names
-
-    def _start_positions(self, q, what):
-        """Return z from joint positions (None: the default) or a whole z."""
-        return self.plant.start_positions(q, what)
-
-    def _start_velocities(self, qd, what):
-        """Return zd from joint velocities or a whole zd (None: zero)."""
-        zd = np.zeros(self.nz)
-        if qd is not None:
-            given = self._vector(qd, what, (self.model.nq, self.nz))
-            zd[:given.size] = given
-        return zd
 
     def reset(self, q=None, qd=None, keep_time=False):
         """
@@ -275,20 +252,15 @@ class Simulator(StepChecks):
         self.start_time = self.t if keep_time else 0.0
         self.steps = 0
         self.z = self.initial_z.copy() if q is None else \
-            self._start_positions(q, 'positions')
+            self.plant.start_positions(q, 'positions')
         self.zd = self.initial_zd.copy() if qd is None else \
-            self._start_velocities(qd, 'velocities')
+            self.plant.start_velocities(qd, 'velocities')
         self.applied_effort = np.zeros(self.model.nq)
-        self.voltage = None
-        if self.motors is not None:
-            self.current = np.zeros(self.nq)
-            self.applied_voltage = np.zeros(self.nq)
+        self.plant.reset()
 
     def actuated_state(self):
         """Return x = [q; qd; i] of a simulator with actuators (else None)."""
-        if self.motors is None:
-            return None
-        return np.concatenate((self.q, self.qd, self.current))
+        return self.plant.actuated_state(self.q, self.qd)
 
     @property
     def initial_q(self):
@@ -302,12 +274,12 @@ class Simulator(StepChecks):
 
     @property
     def q(self):
-        """Return the joint positions (model order), z[:nq]."""
+        """Return the joint positions (model order), ``z[:nq]``."""
         return self.z[:self.nq]
 
     @property
     def qd(self):
-        """Return the joint velocities (model order), zd[:nq]."""
+        """Return the joint velocities (model order), ``zd[:nq]``."""
         return self.zd[:self.nq]
 
     def flexible_state(self):
@@ -406,7 +378,7 @@ class Simulator(StepChecks):
         Clipped to the drives' voltage_limit; a simulator with actuators
         only.  ``set_voltage`` holds voltages over every step instead.
         """
-        voltage = self._voltages(voltage)   # refuses a model without motors
+        voltage = self.plant.voltages(voltage)   # ValueError: no motors
         self.plant.motor_step(self, voltage)
 
     def set_voltage(self, voltage=None):
@@ -417,15 +389,8 @@ class Simulator(StepChecks):
         efforts handed to ``step`` are then ignored); clipped to the
         drives' voltage_limit.  ``reset`` clears it.
         """
-        self.voltage = None if voltage is None else self._voltages(voltage)
-
-    def _voltages(self, voltage):
-        """Return checked voltages, clipped to the limits (ValueError)."""
-        if self.motors is None:
-            raise ValueError('model %r has no actuators: a voltage input '
-                             'needs Simulator(..., actuators=motors)'
-                             % self.model.name)
-        return self.plant.voltages(voltage)
+        self.voltage = None if voltage is None else \
+            self.plant.voltages(voltage)
 
     def hold_step(self, p, target, d, damping=None):
         """
@@ -453,54 +418,6 @@ class Simulator(StepChecks):
                 if self._take_compiled(result, None, damping):
                     return
         self.step(p * (target - self.q) - d * self.qd, damping)
-
-    def set_joint_friction(self, friction=None):
-        """
-        Apply identified joint friction from the next step on (None: none).
-
-        A ``dynamics.friction.JointFriction`` (by joint name; joints it does
-        not name get none): viscous plus tanh-smoothed Coulomb friction, the
-        formula inverse_dynamics_node adds to its feed-forward, inside the
-        integrated dynamics (a Python step).  URDF <dynamics> damping and
-        friction act as before, besides it.
-        """
-        self.joint_friction = None if friction is None else \
-            friction.select(list(self.model.joint_names))
-
-    def set_external_wrench(self, link=None, wrench=None):
-        """
-        Push ``link`` with ``wrench`` [moment; force] from the next step on.
-
-        In the link's frame, about its origin (module docstring); held until
-        changed.  ``link`` None (or a zero wrench) removes the push.
-        """
-        if link is None:
-            self.external_wrench = None
-            return
-        if link not in self.model.frames:
-            raise ValueError('link %r is not in model %r (links: %s)' % (
-                link, self.model.name, ', '.join(sorted(self.model.frames))))
-        wrench = np.array(wrench, dtype=float).reshape(-1)
-        if wrench.size != 6 or not np.all(np.isfinite(wrench)):
-            raise ValueError('wrench must be 6 finite values [moment; '
-                             'force], got %s' % (wrench,))
-        self.external_wrench = None if not np.any(wrench) else (link, wrench)
-
-    def external_torques(self):
-        """Return J^T w of the external wrench at the current positions."""
-        link, wrench = self.external_wrench
-        return link_jacobian(self.model, self.q, link, frame='local').T \
-            @ wrench
-
-    def controller_damping(self, damping):
-        """Return (gains, reference) of a controller damper as arrays."""
-        gains, reference = damping
-        if gains.__class__ is np.ndarray and gains.dtype == float and \
-                reference.__class__ is np.ndarray and \
-                reference.dtype == float:
-            return damping
-        return (self._vector(gains, 'damper gains'),
-                self._vector(reference, 'damper reference velocities'))
 
     def held_effort(self, effort):
         """
@@ -562,44 +479,6 @@ class Simulator(StepChecks):
             self._add_damper_effort(damping, zd)
         self.finish(t, z, zd, finite=status == kernel.DONE)
         return True
-
-    def _bounded_damping(self, damping, zd):
-        """
-        Return the controller dampers with their reference bounded.
-
-        A damper pulls with gains (reference - qd); integrated implicitly it
-        bypasses the saturation of the held effort, and a reference far
-        from the motion (a trajectory whose first point lies far away and
-        just ahead: thousands of rad/s) would pull with any torque.  So the
-        reference is kept where held effort plus pull, at the velocity
-        ``zd`` the solve starts from, stays within the effort limit: the
-        pull within [-limit - applied, limit - applied] (a saturated hold
-        can still brake).  At rest under a hold the bound does not act.
-        """
-        if damping is None:
-            return None
-        gains, reference = damping
-        velocity = zd[:self.model.nq]
-        limit, applied = self.model.effort_limit, self.applied_effort
-        with np.errstate(divide='ignore', invalid='ignore'):
-            low = velocity + (-limit - applied) / gains
-            high = velocity + (limit - applied) / gains
-        return gains, np.where(gains > 0.0, np.minimum(np.maximum(
-            reference, low), high), reference)
-
-    def _add_damper_effort(self, damping, zd):
-        """
-        Add the controller dampers' torque over the step to the effort.
-
-        They act through the implicit solve, not the held effort, but they
-        are the actuators' torque all the same (what joint_states reports):
-        gains * (reference - qd) at the step's end velocity, as backward
-        Euler applies it.
-        """
-        if damping is not None:
-            gains, reference = damping
-            self.applied_effort = self.applied_effort + gains * (
-                reference - zd[:self.nq])
 
     def finish(self, t, z, zd, finite=False):
         """Check, wrap and store the state at the end of the step at t."""
