@@ -138,13 +138,13 @@ setup(
     entry_points={
         'console_scripts': [
             'inverse_dynamics_node = '
-            'dynamics_ros.nodes.inverse_dynamics_node:main',
-            'linearization_node = dynamics_ros.nodes.linearization_node:main',
-            'simulator_node = dynamics_ros.nodes.simulator_node:main',
+            'dynamics_ros.nodes.inverse_dynamics.node:main',
+            'linearization_node = dynamics_ros.nodes.linearization.node:main',
+            'simulator_node = dynamics_ros.nodes.simulator.node:main',
             'external_torque_node = '
-            'dynamics_ros.nodes.external_torque_node:main',
+            'dynamics_ros.nodes.external_torque.node:main',
             'payload_estimation_node = '
-            'dynamics_ros.nodes.payload_estimation_node:main',
+            'dynamics_ros.nodes.payload_estimation.node:main',
         ],
     },
 )

@@ -82,7 +82,7 @@ def node_command(params_path):
     script = os.path.join(os.path.dirname(sys.executable),
                           'inverse_dynamics_node')
     command = [script] if os.path.isfile(script) else [
-        sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics_node']
+        sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics.node']
     return command + ['--ros-args', '--params-file', params_path]
 
 
@@ -90,7 +90,7 @@ def baseline_command(directory, params_path):
     """Return the command running inverse_dynamics_node of ``directory``."""
     # PYTHONPATH comes before the venv's editable install of this checkout.
     return ['env', 'PYTHONPATH=' + os.path.abspath(directory),
-            sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics_node',
+            sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics.node',
             '--ros-args', '--params-file', params_path]
 
 
@@ -112,7 +112,7 @@ def echo_callbacks(commands, feedforward, names):
     """
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    from dynamics_ros.nodes.serialized_message import (
+    from dynamics_ros.nodes.shared.serialized_message import (
         serialized_effort_state, serialized_vector)
     stamp = struct.Struct('<iI')
     zeros = np.zeros(len(names))
@@ -146,9 +146,9 @@ def echo(executor_name, names):
     from rclpy.executors import SingleThreadedExecutor
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    from dynamics_ros.nodes.dedicated_subscription import \
+    from dynamics_ros.nodes.shared.dedicated_subscription import \
         DedicatedSubscription
-    from dynamics_ros.nodes.qos import PUBLISH_QOS, STATE_QOS
+    from dynamics_ros.nodes.shared.qos import PUBLISH_QOS, STATE_QOS
     rclpy.init()
     # Ended by the benchmark (SIGINT) or by its death (SIGTERM): either way
     # at once, so that no echo outlives the run and loads the machine.
@@ -421,7 +421,7 @@ def profile(args, xml, model):
     from rclpy.parameter import Parameter
     from rclpy.serialization import deserialize_message, serialize_message
     from sensor_msgs.msg import JointState
-    from dynamics_ros.nodes.inverse_dynamics_node import InverseDynamicsNode
+    from dynamics_ros.nodes.inverse_dynamics.node import InverseDynamicsNode
     os.environ.update(node_environment(args.domain))
     rclpy.init()
     node = InverseDynamicsNode(parameter_overrides=[

@@ -32,7 +32,8 @@ import sys
 import tempfile
 import time
 
-from dynamics_ros.nodes.conversions import to_seconds
+from dynamics_ros.nodes import NODE_MODULES
+from dynamics_ros.nodes.shared.conversions import to_seconds
 from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rcl_interfaces.msg import Log
@@ -175,7 +176,7 @@ def executable(name):
     script = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.isfile(script):
         return [script]
-    return [sys.executable, '-m', 'dynamics_ros.nodes.' + name]
+    return [sys.executable, '-m', NODE_MODULES[name]]
 
 
 # The node processes started and not stopped yet (stop_leftover_nodes).
@@ -487,7 +488,7 @@ def answering_collector(tester, topic='joint_states',
     still while the test does not spin.  States published again while the
     simulator waits come twice.  Returns a Collector.
     """
-    from dynamics_ros.nodes.qos import LOCKSTEP_QOS
+    from dynamics_ros.nodes.shared.qos import LOCKSTEP_QOS
     from sensor_msgs.msg import JointState
     publisher = tester.publisher(JointState, answers, LOCKSTEP_QOS)
     states = Collector.__new__(Collector)

@@ -119,7 +119,7 @@ def run(args):
 def send(plan, args, progress):
     """Publish ``plan`` on ``--topic``; 1 if nothing subscribed in time."""
     # rclpy only here, and only in nodes/ (the core stays ROS-free).
-    from ..nodes.trajectory_sender import send_trajectory
+    from ..nodes.shared.trajectory_sender import send_trajectory
     if not send_trajectory(plan, args.topic, args.timeout):
         print('error: nothing subscribed to %s within %g s' % (
             args.topic, args.timeout), file=sys.stderr)

@@ -262,7 +262,7 @@ class PathDynamics:
 
 def velocity_bound(dynamics, velocity):
     """
-    Return (N + 1, 2): 0 <= x <= min_j (v_j / |p'_j|)^2 at each grid point.
+    Return (N + 1, 2): ``0 <= x <= min_j (v_j / |p'_j|)^2`` per grid point.
 
     ``velocity`` (N + 1, n) are the (possibly lowered) limits per point.
     """
@@ -279,7 +279,7 @@ def normalized_rows(dynamics, effort, acceleration):
 
     Rows: every joint with a finite effort limit (tau = a u + b x + c),
     then every joint with a finite acceleration limit (qdd = p' u + p'' x).
-    Divided by the limit per grid point, each row is |a u + b x + c| <= 1,
+    Divided by the limit per grid point, each row is ``|a u + b x + c| <= 1``,
     one constant F and g for the whole grid.
     """
     parts = ([], [], [])
@@ -301,12 +301,12 @@ def normalized_rows(dynamics, effort, acceleration):
 
 def middle_velocity_rows(dynamics, velocity):
     """
-    Return (a, b) of |qd_j|^2 <= v_j^2 at the middle of each interval.
+    Return (a, b) of ``|qd_j|^2 <= v_j^2`` at the middle of each interval.
 
     x is linear in s between grid points, so at the middle of interval i
     x = x_i + ds_i u_i (u_i = (x_i+1 - x_i) / (2 ds_i)) and
     qd_j^2 = p'_j(middle)^2 (x_i + ds_i u_i): linear in (u_i, x_i), a row
-    of stage i divided by v_j^2.  Between grid points |p'| varies and the
+    of stage i divided by v_j^2.  Between grid points ``|p'|`` varies and the
     x bound at the points alone lets qd exceed its limit by up to 1 % there.
     None if no joint has a velocity limit.
     """
@@ -352,7 +352,7 @@ def make_constraints(toppra, dynamics, effort, velocity, acceleration):
             self._format_string = '    %s\n' % text
 
     class NormalizedLimits(GivenRows):
-        """|a u + b x + c| <= 1 for the effort and acceleration rows."""
+        """``|a u + b x + c| <= 1`` for the effort and acceleration rows."""
 
         def compute_constraint_params(self, path, gridpoints):
             a, b, c = self.rows
@@ -675,7 +675,7 @@ def annotate_or_retime(model, trajectory, limits, mode='annotate',
     Check a control.trajectory.Trajectory, and retime it in 'retime' mode.
 
     ``trajectory``: model order, times from its start (as
-    ``nodes.conversions.trajectory_arrays`` reads a JointTrajectory), played
+    ``nodes.shared.conversions.trajectory_arrays`` reads a JointTrajectory), played
     as joint_trajectory_controller plays it (each segment's degree from the
     fields its two points carry).  'annotate': the input timing with the
     efforts at its points (``waypoint_references``) and its report;

@@ -20,7 +20,7 @@ works with: the model and where it came from, the joints in their order,
 root and tip, the effort and velocity limits in use, the payload and the
 friction file, plus what only that node has (``extra``: simulator_node's
 hold, inverse_dynamics_node's saturation).  ``loaded_text`` builds it;
-``nodes.model_source.ModelSource`` logs it for every node.
+``nodes.shared.model_source.ModelSource`` logs it for every node.
 """
 
 import numpy as np

@@ -53,7 +53,7 @@ from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from .qos import LOCKSTEP_QOS, PUBLISH_QOS
+from .shared.qos import LOCKSTEP_QOS, PUBLISH_QOS
 from ..resources import shipped_file
 
 SIMULATOR_TRAJECTORY = 'joint_trajectory_controller/joint_trajectory'
@@ -287,7 +287,7 @@ class TrackingDemo:
         self.progress('%s run: starting simulator_node%s in lockstep' % (
             name, ' and inverse_dynamics_node' if controller else ''))
         self.processes.append(node_process(
-            'dynamics_ros.nodes.simulator_node',
+            'dynamics_ros.nodes.simulator.node',
             shipped_file('config', 'simulator.yaml'), dict(
                 common, initial_positions='[%s]' % ','.join(
                     repr(float(v)) for v in self.motion.start),
@@ -300,7 +300,7 @@ class TrackingDemo:
                                   '%s_simulator_node.log' % name)))
         if controller:
             self.processes.append(node_process(
-                'dynamics_ros.nodes.inverse_dynamics_node',
+                'dynamics_ros.nodes.inverse_dynamics.node',
                 shipped_file('config', 'inverse_dynamics.yaml'), dict(
                     common, mode='computed_torque', use_sim_time='true',
                     lockstep='true'), [], env,

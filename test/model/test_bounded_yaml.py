@@ -182,7 +182,7 @@ def test_a_bound_is_the_callers():
 
 
 def test_the_friction_file_reason_names_line_and_bound(tmp_path):
-    from dynamics_ros.nodes.friction_input import friction_file_reason
+    from dynamics_ros.nodes.shared.friction_input import friction_file_reason
     path = tmp_path / 'deep.yaml'
     path.write_text(NESTED, encoding='utf-8')
     reason = friction_file_reason(str(path))
@@ -195,7 +195,7 @@ def test_a_friction_file_is_parsed_once_while_unchanged(tmp_path,
                                                         monkeypatch):
     # The parameter check, the node's use and payload_estimation_node's
     # every estimate share one parse; a changed file is parsed again.
-    from dynamics_ros.nodes import friction_input
+    from dynamics_ros.nodes.shared import friction_input
     parsed = []
     monkeypatch.setattr(friction_input, 'read_friction', lambda path: (
         parsed.append(path), read_friction(path))[1])

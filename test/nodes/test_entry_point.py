@@ -51,7 +51,7 @@ import sys
 from rclpy.node import Node
 from dynamics_ros import fast
 from dynamics_ros.fast.compiler import kernels_cached
-from dynamics_ros.nodes.entry_point import run
+from dynamics_ros.nodes.shared.entry_point import run
 
 class StopAtOnce(Node):
     def __init__(self):

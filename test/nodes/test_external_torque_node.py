@@ -35,7 +35,7 @@ import math
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.estimation.momentum_observer import MomentumObserver
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 from geometry_msgs.msg import InertiaStamped, WrenchStamped
 import numpy as np
 from oracle import example_arm_xml, PinocchioOracle, robots_directory

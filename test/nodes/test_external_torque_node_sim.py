@@ -33,7 +33,7 @@ import math
 
 from conftest import assert_close
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import to_seconds
+from dynamics_ros.nodes.shared.conversions import to_seconds
 from geometry_msgs.msg import WrenchStamped
 import numpy as np
 from oracle import example_arm_xml, PinocchioOracle

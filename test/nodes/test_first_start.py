@@ -16,7 +16,7 @@
 A node started on a cold kernel cache says why it is silent.
 
 A node loads the kernels the cache's marker lists before it exists
-(nodes/entry_point.py): from a real filled cache it says nothing of
+(nodes/shared/entry_point.py): from a real filled cache it says nothing of
 kernels; from a cache marked as holding kernels it does not hold (files
 touched after ``python -m dynamics_ros.fast``) it says that it compiles.
 A kernel module the marker does not list (``make venv`` compiles only

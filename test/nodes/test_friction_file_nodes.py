@@ -34,7 +34,7 @@ import dynamics_ros as dr
 from dynamics_ros.dynamics.friction import JointFriction, write_friction
 from dynamics_ros.dynamics.linearize import linearize_with_friction
 from dynamics_ros.estimation.momentum_observer import MomentumObserver
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 import numpy as np
 from oracle import example_arm_xml
 import pytest

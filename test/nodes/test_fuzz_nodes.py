@@ -33,7 +33,8 @@ import time
 
 from builtin_interfaces.msg import Duration
 from dynamics_ros.control.feasibility import MAX_SAMPLES
-from dynamics_ros.nodes.parameter_reference import MODEL_TABLE, table, \
+from dynamics_ros.nodes import NODE_MODULES
+from dynamics_ros.nodes.shared.parameter_reference import MODEL_TABLE, table, \
     TABLES
 from hostile import FUZZ_SECONDS, hostile_text, hostile_value, SEED
 import numpy as np
@@ -292,7 +293,7 @@ def test_nodes_answer_help_without_ros(node, capsys):
     """-h, --help, --ros-args --help: usage and the table, 0, no rclpy."""
     import importlib
     import rclpy
-    main = importlib.import_module('dynamics_ros.nodes.' + node).main
+    main = importlib.import_module(NODE_MODULES[node]).main
     first = next(iter(table(node))).name
     for flags in (['-h'], ['--help'], ['--ros-args', '--help']):
         assert main(flags) == 0

@@ -23,10 +23,10 @@ against rclpy's deserialization of the bytes the node publishes.
 """
 
 from builtin_interfaces.msg import Time
-from dynamics_ros.nodes.conversions import BadInput, JointStateReader
-from dynamics_ros.nodes.joint_state_cdr import JointStateCdrReader
-from dynamics_ros.nodes.serialized_message import (serialized_effort_state,
-                                                   serialized_vector)
+from dynamics_ros.nodes.shared.conversions import BadInput, JointStateReader
+from dynamics_ros.nodes.shared.joint_state_cdr import JointStateCdrReader
+from dynamics_ros.nodes.shared.serialized_message import (
+    serialized_effort_state, serialized_vector)
 from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest

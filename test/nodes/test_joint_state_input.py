@@ -20,8 +20,8 @@ import os
 from builtin_interfaces.msg import Time
 from conftest import REPO_ROOT
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import BadInput
-from dynamics_ros.nodes.joint_state_input import JointStateInput
+from dynamics_ros.nodes.shared.conversions import BadInput
+from dynamics_ros.nodes.shared.joint_state_input import JointStateInput
 import numpy as np
 import pytest
 from sensor_msgs.msg import JointState

@@ -16,7 +16,7 @@
 """
 The kernel-load warning says what the load did, from numba's own counters.
 
-A node loads the cached kernels at start (nodes/entry_point.py); a slow load
+A node loads the cached kernels at start (nodes/shared/entry_point.py); a slow load
 is either a compile (numba's cache did not hold the kernels) or a wait for
 a busy machine (kernels from the cache, little CPU). These drive
 SlowLoadWarning with kernel modules whose numba cache counters are known
@@ -28,7 +28,7 @@ import sys
 import types
 
 from dynamics_ros import fast
-from dynamics_ros.nodes import entry_point
+from dynamics_ros.nodes.shared import entry_point
 import pytest
 
 

@@ -97,7 +97,7 @@ def node_interfaces():
                 topics = {t.topic_name for t in node.publishers}
                 topics |= {s.topic_name for s in node.subscriptions}
                 # High-rate inputs live on helper nodes of their own
-                # (nodes/dedicated_subscription.py), resolved by this node.
+                # (nodes/shared/dedicated_subscription.py), resolved by this node.
                 topics |= {v.subscription.topic_name
                            for v in vars(node).values()
                            if hasattr(v, 'subscription')

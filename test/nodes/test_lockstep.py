@@ -32,7 +32,7 @@ import sys
 
 import dynamics_ros as dr
 from dynamics_ros.control.reference_motion import reference_motion
-from dynamics_ros.nodes.qos import PUBLISH_QOS
+from dynamics_ros.nodes.shared.qos import PUBLISH_QOS
 from dynamics_ros.nodes.tracking_demo import (RECORDER_ANSWERS,
                                               stamp_message,
                                               TrackingRecorder,

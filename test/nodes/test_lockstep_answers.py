@@ -15,9 +15,9 @@
 """The stamp of a lockstep answer, read from its serialized bytes."""
 
 from builtin_interfaces.msg import Time
-from dynamics_ros.nodes.conversions import BadInput
-from dynamics_ros.nodes.simulator_lockstep import stamp_nanoseconds
-from dynamics_ros.nodes.simulator_parameters import lockstep_peers_reason
+from dynamics_ros.nodes.shared.conversions import BadInput
+from dynamics_ros.nodes.simulator.lockstep import stamp_nanoseconds
+from dynamics_ros.nodes.simulator.parameters import lockstep_peers_reason
 from geometry_msgs.msg import WrenchStamped
 import pytest
 from rclpy.serialization import serialize_message

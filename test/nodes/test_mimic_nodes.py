@@ -33,8 +33,8 @@ from builtin_interfaces.msg import Duration, Time
 from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.model.mimic_model import MimicModel
-from dynamics_ros.nodes.conversions import to_seconds
-from dynamics_ros.nodes.model_source import resolve_joints
+from dynamics_ros.nodes.shared.conversions import to_seconds
+from dynamics_ros.nodes.shared.model_source import resolve_joints
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory

@@ -240,7 +240,7 @@ def test_long_joint_name_gives_a_short_warning(idn):
 
 # Bad values of every declared parameter (a type other than the declared
 # one is refused by rclpy itself).  Model parameters are
-# dynamics_ros.nodes.model_source's.
+# dynamics_ros.nodes.shared.model_source's.
 NOT_SET = Parameter.Type.NOT_SET
 BAD_SHARED = {
     'use_sim_time': ['yes', 1],
@@ -283,7 +283,7 @@ BAD_OWN = {
         'lockstep': [True, 'yes', 1],
     },
 }
-# Refused only after model_source.py learns to (being changed beside this):
+# Refused only after shared/model_source.py learns to (being changed beside this):
 # an unreadable urdf_path / xacro_args while robot_description is in use
 # is acknowledged and not used; a 100k-character joint or link name is
 # quoted in full.

@@ -17,7 +17,7 @@
 import re
 
 from builtin_interfaces.msg import Duration, Time
-from dynamics_ros.nodes.conversions import (
+from dynamics_ros.nodes.shared.conversions import (
     BadInput, joint_state_arrays, joint_state_message, JointStateReader,
     matrix_message, message_matrix, message_vector, names_text, quote,
     ThrottledWarnings, time_message, to_seconds, trajectory_arrays)

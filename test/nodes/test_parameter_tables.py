@@ -19,7 +19,7 @@ Unit part (no DDS): every numeric parameter is bounded (1e308 is no gain),
 per-joint parameters take one value or one per joint, refusals name the
 parameter and stay short, config/*.yaml fit the tables, and the node pages
 of the docs (doc/nodes/<node>.md) hold what the tables render (drift fails
-here; fix with ``python -m dynamics_ros.nodes.parameter_reference
+here; fix with ``python -m dynamics_ros.nodes.shared.parameter_reference
 --render``).
 """
 
@@ -29,9 +29,9 @@ import math
 import os
 
 from conftest import REPO_ROOT
-from dynamics_ros.nodes import parameter_reference as reference
-from dynamics_ros.nodes.parameter_reference import TABLES
-from dynamics_ros.nodes.parameters import problem, TYPE_NAMES
+from dynamics_ros.nodes.shared import parameter_reference as reference
+from dynamics_ros.nodes.shared.parameter_reference import TABLES
+from dynamics_ros.nodes.shared.parameters import problem, TYPE_NAMES
 from dynamics_ros.reasons import REASON_CHARS
 import pytest
 import yaml
@@ -172,7 +172,7 @@ def test_the_doc_pages_tables_are_rendered_from_the_node_tables():
         assert reference.sections(text) == [node], page
         assert reference.render(text) == text, \
             '%s: parameter table drifted from the node table: run python ' \
-            '-m dynamics_ros.nodes.parameter_reference --render' % page
+            '-m dynamics_ros.nodes.shared.parameter_reference --render' % page
     # Every section of every page, and no node's table twice.
     found = []
     for page in reference.doc_pages(ROOT):

@@ -27,7 +27,7 @@ a burst on a busy machine would lose states).
 """
 
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from oracle import example_arm_xml

@@ -38,8 +38,8 @@ import signal
 
 from builtin_interfaces.msg import Duration
 from conftest import REPO_ROOT
-from dynamics_ros.nodes.conversions import time_message
-from dynamics_ros.nodes.payload_input import payload_parameters
+from dynamics_ros.nodes.shared.conversions import time_message
+from dynamics_ros.nodes.shared.payload_input import payload_parameters
 from geometry_msgs.msg import InertiaStamped
 from launch_standins import load_launch_file, node_fully_qualified_name, \
     parameters_reaching

@@ -15,7 +15,7 @@
 """
 inverse_dynamics_node retimes trajectories; simulator_node plays them.
 
-The messages of ``nodes.trajectory_retiming`` on their own, then over DDS
+The messages of ``nodes.inverse_dynamics.trajectory_retiming`` on their own, then over DDS
 (real processes, localhost, a domain of this module): a JointTrajectory
 that asks the Panda for more effort than it has goes to ``trajectory_in``
 of inverse_dynamics_node in ``trajectory_mode: retime``; the retimed one
@@ -34,9 +34,8 @@ from builtin_interfaces.msg import Time
 from dynamics_ros.control.feasibility import Limits, limits_in_use
 from dynamics_ros.control.retime import annotate_or_retime, retime
 from dynamics_ros.control.trajectory import Trajectory
-from dynamics_ros.nodes.trajectory_retiming import (duration_message,
-                                                    output_message,
-                                                    report_message)
+from dynamics_ros.nodes.inverse_dynamics.trajectory_retiming import (
+    duration_message, output_message, report_message)
 import numpy as np
 import oracle
 import pytest

@@ -33,7 +33,7 @@ from builtin_interfaces.msg import Duration
 from conftest import assert_close, REPO_ROOT
 import dynamics_ros as dr
 from dynamics_ros.control.trajectory import Trajectory
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 from dynamics_ros.sim.controllers import JointCommands, PidGains
 from dynamics_ros.sim.simulator import Simulator
 import numpy as np

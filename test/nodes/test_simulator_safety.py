@@ -98,7 +98,7 @@ OLD_LOADER_NODE = '\n'.join([
     'import sys',
     'from dynamics_ros.model import ranges',
     "ranges.LIMITS['gravity'] = float('inf')",
-    'from dynamics_ros.nodes.simulator_node import main',
+    'from dynamics_ros.nodes.simulator.node import main',
     'sys.exit(main())'])
 
 

@@ -15,7 +15,7 @@
 """
 inverse_dynamics_node and linearization_node when states stop or time jumps.
 
-Issue 28, points 3, 4 and 5, over DDS with the nodes as processes:
+What doc/nodes/ promises of max_state_age and jump_policy, nodes as processes:
 
 - on sim time, the tester playing the driver and its ``/clock``: after a
   gap in ``joint_states`` (the driver stops for 2 s mid-trajectory and
@@ -37,7 +37,7 @@ import time
 from builtin_interfaces.msg import Duration
 from conftest import assert_close
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 import numpy as np
 import oracle
 import pytest

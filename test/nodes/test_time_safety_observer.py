@@ -35,7 +35,7 @@ import re
 import time
 
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import time_message, to_seconds
+from dynamics_ros.nodes.shared.conversions import time_message, to_seconds
 import numpy as np
 from oracle import example_arm_xml
 import pytest

@@ -28,13 +28,13 @@ have swung the arm over its whole range (test_sim_command_timeout).
 the effort limits can brake when the hold starts (the hold can only brake
 with the joints' limited torques), and a shorter timeout keeps the test's
 move short.  The default (0.5 s) is what doc/nodes/simulator_node.md
-states (its parameter table, rendered from simulator_parameters.py).
+states (its parameter table, rendered from simulator/parameters.py).
 """
 
 import re
 
 import dynamics_ros as dr
-from dynamics_ros.nodes.conversions import to_seconds
+from dynamics_ros.nodes.shared.conversions import to_seconds
 import numpy as np
 import oracle
 import pytest

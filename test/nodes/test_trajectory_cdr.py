@@ -21,8 +21,8 @@ name must be equal, bit for bit, or the fast read must decline (None).
 """
 
 from builtin_interfaces.msg import Duration
-from dynamics_ros.nodes.conversions import FIELDS, message_trajectory
-from dynamics_ros.nodes.trajectory_cdr import Malformed, read_trajectory
+from dynamics_ros.nodes.shared.conversions import FIELDS, message_trajectory
+from dynamics_ros.nodes.simulator.trajectory_cdr import Malformed, read_trajectory
 from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest

@@ -29,7 +29,7 @@ SENDER = textwrap.dedent("""
     import sys
     from types import SimpleNamespace
     import numpy as np
-    from dynamics_ros.nodes.trajectory_sender import send_trajectory
+    from dynamics_ros.nodes.shared.trajectory_sender import send_trajectory
     t = np.array([0.5, 1.0, 1.25])
     plan = SimpleNamespace(
         joint_names=['a', 'b'], times=t,

@@ -47,7 +47,7 @@ MARKER = 'MARKER_51c0d2_SECRET'
 REFUSED = 'robot description is not URDF XML'
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-# ThrottledWarnings' period (nodes/conversions.py): a refusal is logged at
+# ThrottledWarnings' period (nodes/shared/conversions.py): a refusal is logged at
 # most once per period, so each message of the test waits it out.
 THROTTLE = 2.0
 Q = np.array([0.3, -0.2])

@@ -42,8 +42,8 @@ import warnings
 
 from conftest import REPO_ROOT
 from dynamics_ros.__main__ import main as cli_main
-from dynamics_ros.nodes import parameter_reference as reference
-from dynamics_ros.nodes.parameters import problem
+from dynamics_ros.nodes.shared import parameter_reference as reference
+from dynamics_ros.nodes.shared.parameters import problem
 import pytest
 import yaml
 
@@ -193,7 +193,7 @@ def services():
     """Return the ``~/`` services the nodes create."""
     found = set()
     for path in glob.glob(os.path.join(REPO_ROOT, 'dynamics_ros', 'nodes',
-                                       '*.py')):
+                                       '**', '*.py'), recursive=True):
         with open(path, encoding='utf-8') as stream:
             found |= set(re.findall(r"'~/(\w+)'", stream.read()))
     return found
@@ -218,7 +218,7 @@ def check_command(words):
         assert leaving.value.code in (0, None), (words, output.getvalue())
     elif program in ('python', 'python3') and words[1:2] == ['-m']:
         assert words[2] in ('dynamics_ros.fast',
-                            'dynamics_ros.nodes.parameter_reference'), words
+                            'dynamics_ros.nodes.shared.parameter_reference'), words
     elif program == 'ros2' and words[1] == 'run':
         check_ros2_run(words)
     elif program == 'ros2' and words[1] == 'launch':

@@ -156,8 +156,8 @@ def test_builtin_interfaces_is_declared():
     # It was missing from package.xml while three modules imported it; the
     # walk must still see those imports (an empty walk would pass below).
     files = third_party_imports()['builtin_interfaces']
-    assert {'dynamics_ros/nodes/conversions.py',
-            'dynamics_ros/nodes/serialized_message.py'} <= set(files), \
+    assert {'dynamics_ros/nodes/shared/conversions.py',
+            'dynamics_ros/nodes/shared/serialized_message.py'} <= set(files), \
         sorted(files)
     assert all(name.startswith('dynamics_ros/nodes/') for name in files)
     assert 'builtin_interfaces' in exec_depends()

@@ -189,9 +189,9 @@ def test_the_adaptive_integrator_has_no_compiled_step(panda):
 
 def test_serialized_joint_states_read_back_as_messages():
     rclpy_serialization = pytest.importorskip('rclpy.serialization')
-    from dynamics_ros.nodes.conversions import (joint_state_message,
-                                                time_message)
-    from dynamics_ros.nodes.serialized_message import (
+    from dynamics_ros.nodes.shared.conversions import (
+        joint_state_message, time_message)
+    from dynamics_ros.nodes.shared.serialized_message import (
         serialized_clock, serialized_joint_state)
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
