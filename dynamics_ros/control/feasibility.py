@@ -150,7 +150,7 @@ class Violation:
 
     @property
     def margin(self):
-        """Return 1 - |value| / limit: negative by the fraction it is over."""
+        """Return ``1 - |value| / limit``, negative by the fraction over."""
         if not np.isfinite(self.value):
             return -np.inf
         return 1.0 - abs(self.value) / self.limit
@@ -182,7 +182,7 @@ class FeasibilityReport:
     - ``feasible``: nothing beyond its limit at any sample;
     - ``first``: the first Violation in time (None if feasible), ``worst``
       the one furthest over its limit;
-    - ``peak``: kind -> (n,) max |value| / limit per joint over the
+    - ``peak``: kind -> (n,) max ``|value| / limit`` per joint over the
       trajectory (1.0 is at the limit; 0 where there is no limit);
     - ``duration`` (s) and ``samples`` checked.
     """
@@ -353,7 +353,7 @@ def evaluate(model, trajectory, rate=1000.0):
 
 
 def usage(samples, limits, kind):
-    """Return |value| / limit, (N, n), of ``kind`` (0 where no limit)."""
+    """Return ``|value| / limit``, (N, n), of ``kind`` (0: no limit)."""
     limit = limits.of(kind)
     with np.errstate(divide='ignore', invalid='ignore'):
         ratio = np.abs(samples.of(kind)) / limit
@@ -364,7 +364,7 @@ def report_of(samples, limits, joint_names, tolerance=0.0):
     """
     Return the FeasibilityReport of ``samples`` against ``limits``.
 
-    A sample is over its limit when |value| > limit * (1 + tolerance).  A
+    A sample is over its limit when ``|value| > limit * (1 + tolerance)``.  A
     non-finite value counts as over (NaN efforts are never feasible), but
     for a quantity without a limit an infinite one (a velocity step's
     acceleration) does not.

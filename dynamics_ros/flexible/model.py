@@ -196,7 +196,7 @@ class FlexibleModel:
 
     @property
     def joint_names(self):
-        """Joint coordinate names, the order of z[:nq]."""
+        """Joint coordinate names, the order of ``z[:nq]``."""
         return self.model.joint_names
 
     def split(self, z):

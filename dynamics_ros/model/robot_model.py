@@ -90,7 +90,7 @@ class Coordinates:
 
     @property
     def nv(self):
-        """Return the number of velocities (equal to nq: no quaternions)."""
+        """Return the number of velocities, equal to nq (no quaternions)."""
         return len(self.joint_names)
 
 
@@ -232,12 +232,12 @@ class RobotModel(Coordinates):
 
     @property
     def mimic(self):
-        """Return the mimic joints: none (see ``MimicModel``)."""
+        """Return the mimic joints, none here (see ``MimicModel``)."""
         return {}
 
     @property
     def full_joint_names(self):
-        """Return every movable joint's name (here: ``joint_names``)."""
+        """Return every movable joint's name (here ``joint_names``)."""
         return self.joint_names
 
     def full_positions(self, q):
