@@ -85,7 +85,7 @@ from timing import per_call  # noqa: E402
 DOMAIN_ID = 176
 RATE = 1000.0
 GOAL = 10.0
-HAND_GOAL = 20.0   # ROS-free, the Panda with its hand (issue 30)
+HAND_GOAL = 20.0   # ROS-free, the Panda with its hand (docstring, part 1)
 TICK = os.sysconf('SC_CLK_TCK')
 
 
