@@ -20,6 +20,7 @@ import sys
 
 import dynamics_ros as dr
 import numpy as np
+import oracle_record
 import pytest
 
 # The repository root (test modules live one folder below test/, by layer).
@@ -174,3 +175,46 @@ def pytest_collection_modifyitems(config, items):
                 return index
         return len(LONGEST_FIRST)
     items.sort(key=rank)   # stable: the order within a rank stays
+
+
+# Pinocchio's answers recorded or replayed (test/oracle_record.py) belong to
+# the test or wider fixture that asked them; live (make test) none of this
+# runs.
+RECORDING = oracle_record.MODE in ('record', 'replay', 'verify')
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Attribute a test's Pinocchio calls (setup to teardown) to it."""
+    if not RECORDING:
+        yield
+        return
+    oracle_record.start_test(item.nodeid)
+    old = oracle_record.set_context(item.nodeid)
+    try:
+        yield
+    finally:
+        oracle_record.set_context(old)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """Attribute a module or session fixture's Pinocchio calls to it."""
+    if not RECORDING or fixturedef.scope == 'function':
+        yield
+        return
+    # The same fixture and parameter, whichever test sets it up first.
+    context = '%s::%s[%d]' % (request.node.nodeid, fixturedef.argname,
+                              getattr(request, 'param_index', 0))
+    oracle_record.start_fixture(context)
+    old = oracle_record.set_context(context)
+    try:
+        yield
+    finally:
+        oracle_record.set_context(old)
+
+
+def pytest_sessionfinish(session):
+    """Record mode: write the Pinocchio calls of the modules run."""
+    for path in oracle_record.write():
+        print('oracle calls: %s' % os.path.relpath(path, REPO_ROOT))

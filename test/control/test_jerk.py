@@ -26,8 +26,7 @@ import dynamics_ros as dr
 from dynamics_ros.dynamics.jerk import point_jerk, resolved_jerk, \
     third_order_coefficients
 import numpy as np
-from oracle import example_arm_xml, oracle_for, random_state
-import pinocchio as pin
+from oracle import example_arm_xml, oracle_for, pin, random_state
 import pytest
 from urdf_factory import random_urdf
 
@@ -84,18 +83,22 @@ def test_jerk_matches_pinocchio_accelerations(robot):
     rng = np.random.default_rng(21)
     q, qd, qdd, _ = random_state(model, rng)
     qddd = rng.uniform(-5.0, 5.0, model.nq)
-    frame = oracle.pin_model.getFrameId(link)
 
     def acceleration(t):
         qt = q + qd * t + qdd * t * t / 2 + qddd * t ** 3 / 6
         vt = qd + qdd * t + qddd * t * t / 2
         at = qdd + qddd * t
-        pin.forwardKinematics(oracle.pin_model, oracle.data, oracle.q(qt),
-                              oracle.v(vt), oracle.v(at))
-        pin.updateFramePlacements(oracle.pin_model, oracle.data)
-        a = pin.getFrameClassicalAcceleration(
-            oracle.pin_model, oracle.data, frame, pin.LOCAL_WORLD_ALIGNED)
-        return np.concatenate((a.angular, a.linear))
+
+        def classical():
+            pin.forwardKinematics(oracle.pin_model, oracle.data,
+                                  oracle.q(qt), oracle.v(vt), oracle.v(at))
+            pin.updateFramePlacements(oracle.pin_model, oracle.data)
+            a = pin.getFrameClassicalAcceleration(
+                oracle.pin_model, oracle.data,
+                oracle.pin_model.getFrameId(link), pin.LOCAL_WORLD_ALIGNED)
+            return np.concatenate((a.angular, a.linear))
+        return oracle.ask('frame classical acceleration',
+                          (qt, vt, at, link), classical)
 
     h = 1e-4
     expected = (acceleration(h) - acceleration(-h)) / (2 * h)

@@ -54,8 +54,7 @@ from dynamics_ros.estimation.wrench import (damped_least_squares,
                                             external_wrench,
                                             wrench_jacobian)
 import numpy as np
-from oracle import example_arm_xml, PinocchioOracle, robots_directory
-import pinocchio as pin
+from oracle import example_arm_xml, pin, PinocchioOracle, robots_directory
 import pytest
 
 DT = 1e-3
@@ -84,16 +83,19 @@ class ToolOracle:
         self.model = model
         tree = model.tree if isinstance(model, dr.MimicModel) else model
         self.oracle = PinocchioOracle(tree, xml)
-        self.frame = self.oracle.pin_model.getFrameId(link)
+        self.link = link
         self.G = np.asarray(model.G) if isinstance(
             model, dr.MimicModel) else None
 
     def torques(self, q, wrench):
         """Return the joint torques of ``wrench`` [moment; force] at q."""
         q_tree = q if self.G is None else self.model.full_positions(q)
-        J = pin.computeFrameJacobian(
-            self.oracle.pin_model, self.oracle.data, self.oracle.q(q_tree),
-            self.frame, pin.LOCAL)[:, self.oracle.idx_v]   # [linear; angular]
+        oracle = self.oracle
+        J = oracle.ask('frame jacobian local', (
+            np.array(q_tree, float), self.link), lambda: pin.computeFrameJacobian(
+                oracle.pin_model, oracle.data, oracle.q(q_tree),
+                oracle.pin_model.getFrameId(self.link),
+                pin.LOCAL)[:, oracle.idx_v])   # [linear; angular]
         tau = J.T @ np.concatenate((wrench[3:], wrench[:3]))
         return tau if self.G is None else self.G.T @ tau
 

@@ -36,8 +36,7 @@ from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.dynamics.task_space import task_rows
 import numpy as np
-from oracle import example_arm_xml, oracle_for, random_state
-import pinocchio as pin
+from oracle import example_arm_xml, oracle_for, pin, random_state
 import pytest
 from urdf_factory import random_urdf
 
@@ -64,12 +63,16 @@ def arm(request):
 
 def pinocchio_jacobian(oracle, q, link):
     """Pinocchio's frame Jacobian, world axes, as ours [angular; linear]."""
-    pin.computeJointJacobians(oracle.pin_model, oracle.data, oracle.q(q))
-    pin.updateFramePlacements(oracle.pin_model, oracle.data)
-    J = pin.getFrameJacobian(oracle.pin_model, oracle.data,
-                             oracle.pin_model.getFrameId(link),
-                             pin.LOCAL_WORLD_ALIGNED)
-    return np.vstack((J[3:], J[:3]))[:, oracle.idx_v]
+    def jacobian():
+        pin.computeJointJacobians(oracle.pin_model, oracle.data,
+                                  oracle.q(q))
+        pin.updateFramePlacements(oracle.pin_model, oracle.data)
+        J = pin.getFrameJacobian(oracle.pin_model, oracle.data,
+                                 oracle.pin_model.getFrameId(link),
+                                 pin.LOCAL_WORLD_ALIGNED)
+        return np.vstack((J[3:], J[:3]))[:, oracle.idx_v]
+    return oracle.ask('frame jacobian world', (np.array(q, float), link),
+                      jacobian)
 
 
 def states(model, seed, count=3):

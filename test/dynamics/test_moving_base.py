@@ -29,8 +29,8 @@ from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.formulations.nasser import nasser_forward_dynamics
 import numpy as np
-from oracle import example_arm_xml, random_state
-import pinocchio as pin
+from oracle import example_arm_xml, pin, random_state
+import oracle_record
 import pytest
 from urdf_factory import random_urdf
 
@@ -47,21 +47,35 @@ class FreeFlyer:
 
     def __init__(self, model, xml):
         """Build it and map our joints to its velocity indices."""
-        self.pin_model = pin.buildModelFromXML(xml, pin.JointModelFreeFlyer())
-        self.pin_model.inertias[1] = pin.Inertia.Zero()
-        self.pin_model.gravity = pin.Motion(G_WORLD, np.zeros(3))
-        self.data = self.pin_model.createData()
-        self.joint_ids = [self.pin_model.getJointId(name)
-                          for name in model.joint_names]
-        self.idx_q = [self.pin_model.joints[j].idx_q for j in self.joint_ids]
-        self.idx_v = np.array([self.pin_model.joints[j].idx_v
-                               for j in self.joint_ids])
-        self.nq_of = [self.pin_model.joints[j].nq for j in self.joint_ids]
+        self.identity = oracle_record.digest(xml) + ' free flyer'
+
+        def build():
+            self.pin_model = pin.buildModelFromXML(
+                xml, pin.JointModelFreeFlyer())
+            self.pin_model.inertias[1] = pin.Inertia.Zero()
+            self.pin_model.gravity = pin.Motion(G_WORLD, np.zeros(3))
+            self.data = self.pin_model.createData()
+            joints = [self.pin_model.getJointId(name)
+                      for name in model.joint_names]
+            return (joints, [self.pin_model.joints[j].idx_q for j in joints],
+                    [self.pin_model.joints[j].idx_v for j in joints],
+                    [self.pin_model.joints[j].nq for j in joints],
+                    self.pin_model.nq, self.pin_model.nv)
+        (self.joint_ids, self.idx_q, idx_v, self.nq_of, self.nq,
+         self.nv) = oracle_record.call('build', (self.identity,), build)
+        self.idx_v = np.array(idx_v)
+
+    def ask(self, name, inputs, compute):
+        """Pinocchio's answer ``compute()`` about this model."""
+        return oracle_record.call(name, (self.identity,) + tuple(inputs),
+                                  compute)
 
     def configuration(self, position, rotation, q):
         """Pinocchio q: base pose then our joint angles."""
-        out = np.zeros(self.pin_model.nq)
-        out[:7] = pin.SE3ToXYZQUAT(pin.SE3(rotation, position))
+        out = np.zeros(self.nq)
+        # Position and unit quaternion (x, y, z, w) of the rotation.
+        out[:3] = position
+        out[3:7] = quaternion(rotation)
         for i, value in enumerate(q):
             k = self.idx_q[i]
             if self.nq_of[i] == 2:
@@ -72,15 +86,64 @@ class FreeFlyer:
 
     def tangent(self, base, joints):
         """Pinocchio v or a: base [linear; angular] then ours."""
-        out = np.zeros(self.pin_model.nv)
+        out = np.zeros(self.nv)
         out[:3], out[3:6] = base[3:], base[:3]
         out[self.idx_v] = joints
         return out
 
+    def rnea(self, q, v, a):
+        """Pinocchio's rnea and its joint wrenches (our ids) [mom; force]."""
+        def rnea():
+            tau = pin.rnea(self.pin_model, self.data, q, v, a)
+            forces = [self.data.f[joint] for joint in self.joint_ids]
+            return np.array(tau), np.array([np.concatenate((
+                force.angular, force.linear)) for force in forces])
+        return self.ask('rnea', (q, v, a), rnea)
+
+    def momentum_rate(self, q, v, a):
+        """Centroidal momentum rate (linear, angular) and centre of mass."""
+        def rate():
+            rate = pin.computeCentroidalMomentumTimeVariation(
+                self.pin_model, self.data, q, v, a)
+            return (np.array(rate.linear), np.array(rate.angular),
+                    np.array(self.data.com[0]))
+        return self.ask('centroidal momentum rate', (q, v, a), rate)
+
+
+def rotation_matrix(w):
+    """Return the rotation exp([w]x) (Rodrigues), as pin.exp3."""
+    angle = np.linalg.norm(w)
+    k = np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]],
+                  [-w[1], w[0], 0.0]])
+    if angle < 1e-12:
+        return np.eye(3) + k
+    return (np.eye(3) + np.sin(angle) / angle * k
+            + (1.0 - np.cos(angle)) / angle ** 2 * k @ k)
+
+
+def quaternion(rotation):
+    """Return the unit quaternion [x, y, z, w], w >= 0, of a rotation."""
+    w = 0.5 * np.sqrt(max(1.0 + np.trace(rotation), 0.0))
+    if w > 0.1:
+        x, y, z = (rotation[2, 1] - rotation[1, 2],
+                   rotation[0, 2] - rotation[2, 0],
+                   rotation[1, 0] - rotation[0, 1])
+        return np.array([x / (4 * w), y / (4 * w), z / (4 * w), w])
+    # Near a half turn: from the largest diagonal entry.
+    i = int(np.argmax(np.diag(rotation)))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2.0 * np.sqrt(1.0 + rotation[i, i] - rotation[j, j] - rotation[k, k])
+    out = np.zeros(4)
+    out[i] = s / 4
+    out[j] = (rotation[j, i] + rotation[i, j]) / s
+    out[k] = (rotation[k, i] + rotation[i, k]) / s
+    out[3] = (rotation[k, j] - rotation[j, k]) / s
+    return out if out[3] >= 0 else -out
+
 
 def base_motion(rng):
     """Return a base pose, velocity and classical acceleration (root axes)."""
-    rotation = pin.exp3(rng.uniform(-1.0, 1.0, 3))
+    rotation = rotation_matrix(rng.uniform(-1.0, 1.0, 3))
     position = rng.uniform(-1.0, 1.0, 3)
     velocity = rng.uniform(-1.0, 1.0, 6)
     acceleration = rng.uniform(-3.0, 3.0, 6)
@@ -109,17 +172,16 @@ def test_moving_base_equals_pinocchio_free_flyer(arm):
         # spatial acceleration v_dot - omega x v.
         spatial = acceleration.copy()
         spatial[3:] -= np.cross(velocity[:3], velocity[3:])
-        theirs = pin.rnea(ff.pin_model, ff.data,
-                          ff.configuration(position, rotation, q),
-                          ff.tangent(velocity, qd), ff.tangent(spatial, qdd))
+        theirs, wrenches = ff.rnea(
+            ff.configuration(position, rotation, q),
+            ff.tangent(velocity, qd), ff.tangent(spatial, qdd))
         assert_close(ours.tau, theirs[ff.idx_v], what='tau')
         assert_close(ours.base_wrench, np.concatenate(
             (theirs[3:6], theirs[:3])), what='base wrench')
-        for i, joint in enumerate(ff.joint_ids):
-            force = ff.data.f[joint]
-            assert_close(ours.joint_wrenches[i], np.concatenate(
-                (force.angular, force.linear)),
-                scale=np.abs(ours.joint_wrenches).max(), what='f %d' % i)
+        for i, wrench in enumerate(wrenches):
+            assert_close(ours.joint_wrenches[i], wrench,
+                         scale=np.abs(ours.joint_wrenches).max(),
+                         what='f %d' % i)
 
 
 def test_base_wrench_is_the_rate_of_momentum(arm):
@@ -139,16 +201,14 @@ def test_base_wrench_is_the_rate_of_momentum(arm):
     spatial = acceleration.copy()
     spatial[3:] -= np.cross(velocity[:3], velocity[3:])
     pin_q = ff.configuration(position, rotation, q)
-    rate = pin.computeCentroidalMomentumTimeVariation(
-        ff.pin_model, ff.data, pin_q, ff.tangent(velocity, qd),
-        ff.tangent(spatial, qdd))
-    centre = ff.data.com[0]
+    rate_linear, rate_angular, centre = ff.momentum_rate(
+        pin_q, ff.tangent(velocity, qd), ff.tangent(spatial, qdd))
     force = rotation @ ours.base_wrench[3:]
     moment = rotation @ ours.base_wrench[:3] + np.cross(position - centre,
                                                         force)
     mass = float(np.sum(model.mass))
-    assert_close(force + mass * G_WORLD, rate.linear)
-    assert_close(moment, rate.angular)
+    assert_close(force + mass * G_WORLD, rate_linear)
+    assert_close(moment, rate_angular)
     # The base is really moving the arm: the reaction is not the static one.
     static = dr.moving_base_inverse_dynamics(
         model, q, qd, qdd, gravity=rotation.T @ G_WORLD).base_wrench
@@ -184,9 +244,8 @@ def test_nasser_forward_dynamics_on_a_moving_base(arm):
         base_acceleration=acceleration, gravity=gravity, reactions=True)
     spatial = acceleration.copy()
     spatial[3:] -= np.cross(velocity[:3], velocity[3:])
-    theirs = pin.rnea(ff.pin_model, ff.data,
-                      ff.configuration(position, rotation, q),
-                      ff.tangent(velocity, qd), ff.tangent(spatial, qdd))
+    theirs = ff.rnea(ff.configuration(position, rotation, q),
+                     ff.tangent(velocity, qd), ff.tangent(spatial, qdd))[0]
     assert_close(theirs[ff.idx_v], tau)
     ours = dr.moving_base_inverse_dynamics(
         model, q, qd, qdd, velocity, acceleration, gravity=gravity)

@@ -33,9 +33,8 @@ from dynamics_ros.dynamics.regressor import inertial_parameters, \
     reference_joint_torque_regressor, rigid_body, with_parameters
 from dynamics_ros.model.mimic_model import MimicModel
 import numpy as np
-from oracle import example_arm_xml, oracle_for, random_state, \
+from oracle import example_arm_xml, oracle_for, pin, random_state, \
     robots_directory
-import pinocchio as pin
 import pytest
 from urdf_factory import random_urdf
 
@@ -66,15 +65,17 @@ def states(model, count=STATES, seed=3):
 
 def pinocchio_regressor(oracle, q, qd, qdd):
     """Pinocchio's regressor, rows and body blocks in our joint order."""
-    Y = pin.computeJointTorqueRegressor(
-        oracle.pin_model, oracle.data, oracle.q(q), oracle.v(qd),
-        oracle.v(qdd))
-    rows = Y[oracle.idx_v]
-    blocks = []
-    for name in oracle.model.joint_names:
-        first = 10 * (oracle.pin_model.getJointId(name) - 1)
-        blocks.append(rows[:, first:first + 10])
-    return np.hstack(blocks)
+    def regressor():
+        Y = pin.computeJointTorqueRegressor(
+            oracle.pin_model, oracle.data, oracle.q(q), oracle.v(qd),
+            oracle.v(qdd))
+        rows = Y[oracle.idx_v]
+        blocks = []
+        for name in oracle.model.joint_names:
+            first = 10 * (oracle.pin_model.getJointId(name) - 1)
+            blocks.append(rows[:, first:first + 10])
+        return np.hstack(blocks)
+    return oracle.ask('joint torque regressor', (q, qd, qdd), regressor)
 
 
 def test_regressor_times_parameters_is_inverse_dynamics(loaded):
@@ -112,8 +113,10 @@ def test_parameters_equal_pinocchio(loaded):
     model, oracle = loaded
     pi = inertial_parameters(model).reshape(model.nq, 10)
     for i, name in enumerate(model.joint_names):
-        inertia = oracle.pin_model.inertias[oracle.pin_model.getJointId(name)]
-        assert_close(pi[i], inertia.toDynamicParameters(), 1e-12, name)
+        theirs = oracle.ask('dynamic parameters', (name,), lambda: np.array(
+            oracle.pin_model.inertias[oracle.pin_model.getJointId(
+                name)].toDynamicParameters()))
+        assert_close(pi[i], theirs, 1e-12, name)
 
 
 @pytest.mark.skipif(not fast.AVAILABLE, reason='numba is not installed')

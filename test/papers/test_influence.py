@@ -25,8 +25,7 @@ from conftest import assert_close
 import dynamics_ros as dr
 from dynamics_ros.resources import robot_urdf
 import numpy as np
-from oracle import example_arm_xml, oracle_for, random_state
-import pinocchio as pin
+from oracle import example_arm_xml, oracle_for, pin, random_state
 import pytest
 from urdf_factory import random_urdf
 
@@ -96,12 +95,16 @@ def test_jacobian_matches_pinocchio(robot):
     q = random_state(model, rng)[0]
     pin_q = oracle.q(q)
     for link in moving_links(model):
-        frame = oracle.pin_model.getFrameId(link)
-        for ours_frame, reference in (('world', pin.LOCAL_WORLD_ALIGNED),
-                                      ('local', pin.LOCAL)):
-            theirs = pin.computeFrameJacobian(
-                oracle.pin_model, oracle.data, pin_q, frame, reference)
-            theirs = np.vstack((theirs[3:], theirs[:3]))[:, oracle.idx_v]
+        for ours_frame in ('world', 'local'):
+            def jacobian():
+                reference = {'world': pin.LOCAL_WORLD_ALIGNED,
+                             'local': pin.LOCAL}[ours_frame]
+                theirs = pin.computeFrameJacobian(
+                    oracle.pin_model, oracle.data, pin_q,
+                    oracle.pin_model.getFrameId(link), reference)
+                return np.vstack((theirs[3:], theirs[:3]))[:, oracle.idx_v]
+            theirs = oracle.ask('frame jacobian', (q, link, ours_frame),
+                                jacobian)
             ours = dr.link_jacobian(model, q, link, frame=ours_frame)
             assert_close(ours, theirs, what='%s %s' % (link, ours_frame))
 
@@ -132,17 +135,23 @@ def test_acceleration_from_coefficients_matches_pinocchio(robot):
     model, oracle = robot
     rng = np.random.default_rng(63)
     q, qd, qdd, _ = random_state(model, rng)
-    pin.forwardKinematics(oracle.pin_model, oracle.data, oracle.q(q),
-                          oracle.v(qd), oracle.v(qdd))
-    pin.updateFramePlacements(oracle.pin_model, oracle.data)
-    for link in moving_links(model):
+    links = moving_links(model)
+
+    def accelerations():
+        pin.forwardKinematics(oracle.pin_model, oracle.data, oracle.q(q),
+                              oracle.v(qd), oracle.v(qdd))
+        pin.updateFramePlacements(oracle.pin_model, oracle.data)
+        return tuple(np.array(pin.getFrameClassicalAcceleration(
+            oracle.pin_model, oracle.data, oracle.pin_model.getFrameId(link),
+            pin.LOCAL_WORLD_ALIGNED).vector) for link in links)
+    every = oracle.ask('frame classical accelerations',
+                       (q, qd, qdd, tuple(links)), accelerations)
+    for link, theirs in zip(links, every):
         G, H = dr.influence_coefficients(model, q, link)
         acceleration = G @ qdd + dr.quadratic(H, qd)
-        theirs = pin.getFrameClassicalAcceleration(
-            oracle.pin_model, oracle.data, oracle.pin_model.getFrameId(link),
-            pin.LOCAL_WORLD_ALIGNED)
-        assert_close(acceleration[3:], theirs.linear, what='linear ' + link)
-        assert_close(acceleration[:3], theirs.angular, what='angular ' + link)
+        # Pinocchio's motion vector: [linear; angular].
+        assert_close(acceleration[3:], theirs[:3], what='linear ' + link)
+        assert_close(acceleration[:3], theirs[3:], what='angular ' + link)
 
 
 def test_inertia_and_power_arrays(robot):
