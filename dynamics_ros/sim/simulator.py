@@ -174,9 +174,6 @@ class Simulator(StepChecks, AppliedLoads):
     voltage = plant_attribute('voltage', 'The voltages set, or None.')
     applied_voltage = plant_attribute('applied_voltage',
                                       'The voltages of the last step.')
-    motor_integration = plant_attribute('integration',
-                                        "The motors' integration taken.")
-    motor_gain = plant_attribute('gain', 'n k_t, the joint torque per ampere.')
 
     def __init__(self, model, dt=1e-3, integrator_name='rk4', q0=None,
                  qd0=None, start_time=0.0, implicit_damping=None, *,
@@ -194,6 +191,9 @@ class Simulator(StepChecks, AppliedLoads):
         self.plant.refuse_massless()   # else NaN at the first step
         self.flexible = self.plant.flexible   # a FlexibleModel, or None
         self.motors = self.plant.motors       # DCMotors, or None
+        if self.motors is not None:
+            self.motor_integration = self.plant.integration
+            self.motor_gain = self.plant.gain   # n k_t: torque / current
         model = self.model = self.plant.model
         # The joint count, read a few times a step (model.nq is a property).
         self.nq = model.nq
