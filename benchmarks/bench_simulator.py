@@ -62,8 +62,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
 import dynamics_ros as dr  # noqa: E402
-from dynamics_ros.nodes.simulator_node import SimulatorNode  # noqa: E402
-from dynamics_ros.nodes.simulator_state import Command  # noqa: E402
+from dynamics_ros.nodes.simulator.node import SimulatorNode  # noqa: E402
+from dynamics_ros.nodes.simulator.state import Command  # noqa: E402
 from dynamics_ros.sim.controllers import default_gains, JointCommands  # noqa
 from dynamics_ros.sim.integrators import rk4  # noqa: E402
 from dynamics_ros.sim.simulator import (default_initial_positions,  # noqa
