@@ -31,12 +31,13 @@ STAMP_DISTRO := $(VENV_DISTRO)/.installed
 #   ../shared/ros2-tools is): they take most of the suite's time, and CI's
 #   90 minutes hold one run of them. Jazzy's rclpy is held to the names the
 #   nodes use by test/package/test_rclpy_api.py, which runs in both.
-# - the Pinocchio oracle's modules: pin (>= 3.7 on Python 3.12) needs
-#   numpy >= 2, so it is not installed there; they skip with that reason.
-#   The numbers are still checked against Pinocchio there: every quantity
-#   they compare, on stored states of every test robot
-#   (test/dynamics/test_oracle_reference.py, test/data/oracle_reference.npz,
-#   written by scripts/write_oracle_reference.py in .venv).
+# - Pinocchio itself: pin (>= 3.7 on Python 3.12) needs numpy >= 2. Every
+#   test comparing with it still runs: each call it makes gets the answer
+#   Pinocchio gave the same test in .venv, once its inputs match those
+#   recorded (test/oracle_record.py, test/data/oracle_calls/, written by
+#   scripts/write_oracle_calls.py); but for four control modules that step
+#   Pinocchio as a plant or in toppra's grid (too many calls to store:
+#   NOT_RECORDED there), whose tests asking it skip.
 DISTRO_PYTEST := -m 'not ros' --ignore=test/package/test_colcon_build.py
 URDF ?=
 ROOT ?=

@@ -83,7 +83,9 @@ def asking_modules():
         os.path.relpath(path, REPO_ROOT)
         for path in glob.glob(os.path.join(test, '*', 'test_*.py'))
         if os.path.basename(os.path.dirname(path)) not in SKIPPED
-        and pattern.search(text(path)))
+        and pattern.search(text(path))
+        # Its tests check the files being written.
+        and os.path.basename(path) != 'test_oracle_calls.py')
 
 
 def main(arguments):

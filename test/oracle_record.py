@@ -56,6 +56,22 @@ RTOL = 1e-9
 # but for the last bits another build or CPU may round differently.
 VERIFY_RTOL = 1e-9
 
+# Not stored: these modules' tests use Pinocchio as a simulated plant or
+# inside toppra's grid, 58 000 to 270 000 calls each (7 to 36 MB
+# compressed, 83 MB together); where Pinocchio is missing, the tests that
+# ask it skip, the rest of the module runs.
+NOT_RECORDED = {
+    'test/control/test_retime_reference.py':
+        "Pinocchio's RNEA evaluates toppra's constraints on its grid "
+        '(270 000 calls, 36 MB stored)',
+    'test/control/test_payload_plants.py':
+        'Pinocchio simulates the plant (132 000 calls, 27 MB stored)',
+    'test/control/test_retime.py':
+        "Pinocchio's RNEA along retimed paths (59 000 calls, 13 MB stored)",
+    'test/control/test_payload_estimation.py':
+        'Pinocchio simulates the plant (58 000 calls, 7 MB stored)',
+}
+
 
 def _mode():
     chosen = os.environ.get('DYNAMICS_ROS_ORACLE', '')
@@ -150,7 +166,8 @@ class _Pool:
         self.seen = {}
 
     def add(self, array):
-        array = np.ascontiguousarray(array)
+        # Not ascontiguousarray: it makes a 0-d array 1-d.
+        array = np.asarray(array, order='C')
         kind = array.dtype.str
         if array.dtype.kind not in 'fiub':
             raise TypeError('cannot store a %s array' % array.dtype)
@@ -188,9 +205,10 @@ def _decode(value, table, values):
     offset, shape, kind = table[value['a']]
     size = int(np.prod(shape, dtype=int))
     array = values[offset:offset + size].astype(np.dtype(kind)).reshape(
-        shape)
+        tuple(shape))
     if value['scalar']:
-        return array[()].item() if array.dtype.kind != 'f' else float(array)
+        item = array.ravel()[0]
+        return float(item) if array.dtype.kind == 'f' else item.item()
     return array
 
 
@@ -267,6 +285,11 @@ def call(name, inputs, compute):
         answer = compute()
         _recorded.setdefault(context, []).append((name, inputs, answer))
         return answer
+    if MODE == 'replay' and module_of(context) in NOT_RECORDED:
+        import pytest
+        pytest.skip('Pinocchio is not installed and its answers to this '
+                    'test are not stored: %s' % NOT_RECORDED[
+                        module_of(context)])
     events, table, values = _stored(context)
     k = _position.get(context, 0)
     _position[context] = k + 1
@@ -312,7 +335,7 @@ def write():
     directory = os.environ.get('DYNAMICS_ROS_ORACLE_DIRECTORY', DIRECTORY)
     written = []
     for module in sorted(by_module):
-        if module not in _ran_modules:
+        if module not in _ran_modules or module in NOT_RECORDED:
             continue
         pool = _Pool()
         contexts = {
