@@ -73,6 +73,11 @@ NOT_RECORDED = {
 }
 
 
+SKIP_IMPORT = ('Pinocchio (pin) is not installed in the distro environment '
+               '(its cp312 wheels need numpy >= 2) and this module asks it '
+               'when imported, where no answer is stored')
+
+
 def _mode():
     chosen = os.environ.get('DYNAMICS_ROS_ORACLE', '')
     if chosen:
@@ -278,6 +283,11 @@ def call(name, inputs, compute):
     if MODE == 'live':
         return compute()
     context = _context[0]
+    if context is None and MODE == 'replay':
+        # Asked while a module is imported (the node tests, `ros`, not run
+        # where Pinocchio is missing): that module skips, as it did before.
+        import pytest
+        pytest.skip(SKIP_IMPORT, allow_module_level=True)
     if context is None:
         raise RuntimeError('Pinocchio asked outside a test or fixture (%s)'
                            % name)
