@@ -96,8 +96,11 @@ def central_difference(function, x, eps=1e-6):
 
 def starts_ros_nodes(path):
     """Whether the test module at ``path`` starts ROS 2 nodes over DDS."""
-    # The node tests run their nodes through ros_harness (test/nodes/).
-    if os.path.basename(os.path.dirname(str(path))) != 'nodes':
+    # The node tests run their nodes through ros_harness (test/nodes/ and
+    # its folders, one per node sub-package).
+    folders = os.path.relpath(os.path.dirname(str(path)),
+                              os.path.dirname(__file__)).split(os.sep)
+    if folders[0] != 'nodes':
         return False
     with open(str(path)) as stream:
         return 'ros_harness' in stream.read()

@@ -21,7 +21,7 @@ rewrites the sections between ``<!-- parameters:<node> begin -->`` and
 page under ``doc/``; each node's table is on its page ``doc/nodes/<node>.md``)
 from each node's table (and the model parameters' ``model`` section from
 ModelSource's definitions); ``--check`` exits 1 when one drifted
-(test/nodes/test_parameter_tables.py).
+(test/nodes/shared/test_parameter_tables.py).
 """
 
 import argparse
