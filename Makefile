@@ -82,7 +82,8 @@ $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 	@test -n "$(PYTHON_DISTRO)" || { echo 'make venv-distro needs Python 3.12 (python3.12 not found; set PYTHON_DISTRO=...)'; exit 1; }
 	$(PYTHON_DISTRO) -m venv $(VENV_DISTRO)
 	# All of requirements.txt but the Pinocchio oracle: pin's cp312 wheels
-	# need numpy >= 2 (cmeel-boost); the oracle's tests skip (test/oracle.py).
+	# need numpy >= 2 (cmeel-boost); its stored answers are replayed there
+	# (test/oracle_record.py, test/data/oracle_calls/).
 	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
 	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt \
 		$(JAZZY_WHEELS) -c constraints-distro.txt

@@ -21,8 +21,8 @@ z_{i-1}, R_{i-1}^i is their eq. 1.10, r_i = R_i^{i-1} p_{i-1}^i (eq. 1.14)
 is the displacement of origin i from origin i-1 in frame i, r-bar_i the
 centre of mass of link i from origin i, I_i its central inertia in frame i.
 
-The functions here only use + - * / @, np.cross and np.cos/np.sin, so they run
-on floats and, for operation counting, on op_counts.Counted numbers.
+The functions here only use + - * / @, ``cross`` and np.cos/np.sin, so they
+run on floats and, for operation counting, on op_counts.Counted numbers.
 """
 
 from dataclasses import dataclass
@@ -34,6 +34,18 @@ from ..model.dh import dh_table, DHTable, from_dh
 from ..model.robot_model import PRISMATIC, REVOLUTE, RobotModel
 
 Z_AXIS = np.array([0.0, 0.0, 1.0])
+
+
+def cross(a, b):
+    """
+    Return the cross product of two 3-vectors, written out.
+
+    The same six products and three differences as np.cross, which fails
+    on object arrays (op_counts.Counted numbers) under numpy 1.26.
+    """
+    return np.array([a[1] * b[2] - a[2] * b[1],
+                     a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
 
 
 @dataclass

@@ -32,7 +32,7 @@ acceleration, as in newton_euler_links.
 
 import numpy as np
 
-from .chain import as_joint_vector, dh_chain, Z_AXIS
+from .chain import as_joint_vector, cross, dh_chain, Z_AXIS
 
 
 def acceleration_operator(omega, alpha):
@@ -92,11 +92,11 @@ def modified_newton_euler_inverse_dynamics(model, q, qd, qdd, gravity=True):
         r = chain.displacement(i, d)
         if chain.revolute(i):
             omega_i = Rt @ (omega + z * qd[i])
-            alpha_i = Rt @ (alpha + np.cross(omega, z * qd[i]) + z * qdd[i])
+            alpha_i = Rt @ (alpha + cross(omega, z * qd[i]) + z * qdd[i])
             carried = Rt @ accel
         else:
             omega_i, alpha_i = Rt @ omega, Rt @ alpha
-            carried = Rt @ (accel + z * qdd[i]) + 2.0 * np.cross(
+            carried = Rt @ (accel + z * qdd[i]) + 2.0 * cross(
                 omega_i, Rt @ (z * qd[i]))
         A = acceleration_operator(omega_i, alpha_i)
         # m a-bar = m A (r + r-bar) + m R a_{i-1}   (eq. 5.1, first terms)
@@ -117,8 +117,8 @@ def modified_newton_euler_inverse_dynamics(model, q, qd, qdd, gravity=True):
             force_out, moment_out = R_next @ force, R_next @ moment
         force = inertial_force + force_out                            # 5.1
         moment = (trace_vector_of(A, k_matrix(chain.inertia[i]))
-                  + np.cross(r + chain.com[i], inertial_force)
-                  + np.cross(r, force_out) + moment_out)              # 5.2
+                  + cross(r + chain.com[i], inertial_force)
+                  + cross(r, force_out) + moment_out)              # 5.2
         axis = R.T @ z
         tau[i] = axis @ (moment if chain.revolute(i) else force)
         R_next = R

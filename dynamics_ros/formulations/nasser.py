@@ -51,6 +51,7 @@ symmetric armature of the core API, so a model with armature is refused.
 
 import numpy as np
 
+from .chain import cross
 from ..dynamics.rnea import external_forces
 from ..errors import ModelError
 from ..model.robot_model import REVOLUTE
@@ -106,9 +107,9 @@ def align_z(axis):
     """Return a rotation whose third column is the unit ``axis``."""
     axis = np.asarray(axis, dtype=float)
     helper = np.eye(3)[np.argmin(np.abs(axis))]
-    x = np.cross(helper, axis)
+    x = cross(helper, axis)
     x /= np.linalg.norm(x)
-    return np.column_stack((x, np.cross(axis, x), axis))
+    return np.column_stack((x, cross(axis, x), axis))
 
 
 def carry_articulated(A, k, inverse_D, R, P):
@@ -201,7 +202,7 @@ def _joint_motion(links, i, q_i):
 def _wrench_in_proximal(model, E, i, f_ext):
     """Nasser's F^E (at the centre of mass) and N^E of a core f_ext."""
     moment, force = f_ext[i][:3], f_ext[i][3:]
-    central_moment = moment - np.cross(model.com[i], force)
+    central_moment = moment - cross(model.com[i], force)
     return E @ force, E @ central_moment
 
 
@@ -265,16 +266,16 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
     for i in range(n):
         m, r, w_in, w = model.mass[i], r_star[i], omega_in[i], omega[i]
         moment = m * r                             # first moment m r*
-        drive = np.cross(w_in, Z_AXIS * qd[i])
+        drive = cross(w_in, Z_AXIS * qd[i])
         if links.revolute[i]:
             Z[i] = Z6[5]
-            beta = np.cross(w, np.cross(w, moment)) + np.cross(drive, moment)
-            beta_star = J[i] @ drive + np.cross(w, J[i] @ w)
+            beta = cross(w, cross(w, moment)) + cross(drive, moment)
+            beta_star = J[i] @ drive + cross(w, J[i] @ w)
             f_c, n_c = zero3, Z_AXIS * tau[i]
         else:
             Z[i] = Z6[2]
-            beta = np.cross(w_in, np.cross(w_in, moment)) + (2.0 * m) * drive
-            beta_star = np.cross(w_in, J[i] @ w_in)
+            beta = cross(w_in, cross(w_in, moment)) + (2.0 * m) * drive
+            beta_star = cross(w_in, J[i] @ w_in)
             f_c, n_c = Z_AXIS * tau[i], zero3
         F_E, N_E = zero3, zero3
         if f_ext is not None:
@@ -287,20 +288,20 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
                 n_out = n_out + load
             else:
                 f_out = f_out + load
-                n_out = n_out + np.cross(P_child[c], load)
-        N_t = N_E + np.cross(r, F_E) - n_out + n_c              # 2.1.5.3
+                n_out = n_out + cross(P_child[c], load)
+        N_t = N_E + cross(r, F_E) - n_out + n_c              # 2.1.5.3
         A[i] = link_inertia(m, r, J[i], moment)
         B[i] = np.concatenate((beta - f_c + f_out - F_E,
-                               beta_star + np.cross(r, beta) - N_t))
+                               beta_star + cross(r, beta) - N_t))
         sigma_star[i] = {}
         for c in links.children[i]:
             P = P_child[c]
             if links.revolute[i]:
                 sigma_star[i][c] = np.concatenate(
-                    (np.cross(w, np.cross(w, P)), drive))          # 2.1.13
+                    (cross(w, cross(w, P)), drive))          # 2.1.13
             else:
                 sigma_star[i][c] = np.concatenate(
-                    (np.cross(w_in, np.cross(w_in, P)) + 2.0 * drive,
+                    (cross(w_in, cross(w_in, P)) + 2.0 * drive,
                      zero3))                                         # 2.2.6
 
     # Inbound pass.
@@ -342,8 +343,8 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
             # q_{1,1} of the joint's origin P0 on the base: classical
             # v_dot + omega_dot x P0 + omega x (omega x P0), with -g.
             R0, P0 = links.child_rotation[i], links.child_position[i]
-            origin = (base_vd + np.cross(base_wd, P0)
-                      + np.cross(base_w, np.cross(base_w, P0)) - gravity)
+            origin = (base_vd + cross(base_wd, P0)
+                      + cross(base_w, cross(base_w, P0)) - gravity)
             accel_in[i] = np.concatenate((R0.T @ origin, R0.T @ base_wd))
         if not reactions:
             # Row k of G = E - u Z^T / D is G_kk Z^T: theta_dd = Z^T G F
@@ -359,7 +360,7 @@ def nasser_forward_dynamics(model, q, qd, tau, f_ext=None,
             # from the proximal frame to body i's (E maps body axes to
             # proximal ones, t is the body origin there).
             load = U - Z[i] * qdd[i] + Z[i] * tau[i]
-            force, moment = load[:3], load[3:] - np.cross(t[i], load[:3])
+            force, moment = load[:3], load[3:] - cross(t[i], load[:3])
             wrenches[i] = np.concatenate((E[i].T @ moment, E[i].T @ force))
         for c in links.children[i]:
             P6, R6 = shift(P_child[c]), rotation6(R_child[c])

@@ -28,7 +28,7 @@ bracket, not the printed omega_i (docs/papers/turney_1980.md).
 
 import numpy as np
 
-from .chain import as_joint_vector, dh_chain, Z_AXIS
+from .chain import as_joint_vector, cross, dh_chain, Z_AXIS
 
 
 def outward_pass(chain, q, qd, qdd, base_acceleration):
@@ -48,20 +48,20 @@ def outward_pass(chain, q, qd, qdd, base_acceleration):
         r = chain.displacement(i, d)
         if chain.revolute(i):
             omega_i = Rt @ (omega + z * qd[i])                       # 3.15
-            alpha_i = Rt @ (alpha + np.cross(omega, z * qd[i])
+            alpha_i = Rt @ (alpha + cross(omega, z * qd[i])
                             + z * qdd[i])                            # 3.16
-            accel_i = (np.cross(omega_i, np.cross(omega_i, r))
-                       + np.cross(alpha_i, r) + Rt @ accel)          # 3.17
+            accel_i = (cross(omega_i, cross(omega_i, r))
+                       + cross(alpha_i, r) + Rt @ accel)          # 3.17
         else:
             omega_i = Rt @ omega
             alpha_i = Rt @ alpha
             slide = Rt @ (z * qd[i])
-            accel_i = (Rt @ (accel + z * qdd[i]) + np.cross(alpha_i, r)
-                       + 2.0 * np.cross(omega_i, slide)
-                       + np.cross(omega_i, np.cross(omega_i, r)))
+            accel_i = (Rt @ (accel + z * qdd[i]) + cross(alpha_i, r)
+                       + 2.0 * cross(omega_i, slide)
+                       + cross(omega_i, cross(omega_i, r)))
         rbar = chain.com[i]
-        accel_bar = (np.cross(omega_i, np.cross(omega_i, rbar))
-                     + np.cross(alpha_i, rbar) + accel_i)            # 3.18
+        accel_bar = (cross(omega_i, cross(omega_i, rbar))
+                     + cross(alpha_i, rbar) + accel_i)            # 3.18
         links.append((R, omega_i, alpha_i, accel_i, accel_bar, r))
         omega, alpha, accel = omega_i, alpha_i, accel_i
     return links
@@ -81,9 +81,9 @@ def inward_pass(chain, links):
         else:
             force_out, moment_out = R_next @ force, R_next @ moment
         force = mass * accel_bar + force_out                         # 3.19
-        moment = (inertia @ alpha + np.cross(omega, inertia @ omega)
-                  + np.cross(mass * (rbar + r), accel_bar)
-                  + np.cross(r, force_out) + moment_out)             # 3.20
+        moment = (inertia @ alpha + cross(omega, inertia @ omega)
+                  + cross(mass * (rbar + r), accel_bar)
+                  + cross(r, force_out) + moment_out)             # 3.20
         axis = R.T @ z   # z_{i-1} in frame i: the third row of R
         tau[i] = axis @ (moment if chain.revolute(i) else force)     # 3.21
         R_next = R

@@ -659,6 +659,9 @@ NODE_LOGGER = 'inverse_dynamics_node'
 INFO = 20  # /rosout level of the node's model logs
 
 
+# Starts a node over DDS outside test/nodes/: marked so that `make
+# test-distro` (-m 'not ros') leaves it out with the other node tests.
+@pytest.mark.ros
 def test_node_expands_xacro_and_keeps_a_republished_robot(xacro_workspace):
     """urdf_path=.xacro with xacro_args; the same robot again: no rebuild."""
     from ros_harness import NodeProcess, reserve_domain_id, RosTester
