@@ -126,7 +126,7 @@ FUZZ_SECONDS ?= 3600
 fuzz: $(STAMP_TEST)
 	$(PY) -m dynamics_ros.fast
 	DYNAMICS_ROS_FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) -m pytest -v -n 2 --dist loadfile \
-		test/nodes/test_fuzz_nodes.py test/package/test_cli_fuzz.py
+		test/nodes/test_fuzz_nodes.py test/cli/test_cli_fuzz.py
 
 lint: $(STAMP_TEST)
 	$(PY) -m pytest -q -m linter test

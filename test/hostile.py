@@ -18,7 +18,7 @@ Hostile values for the fuzz tests, from a seeded generator.
 ``values(rng, count)`` yields what an attacker or a careless user gives:
 deep nesting, huge sizes, huge and tiny numbers, NaN and infinities, wrong
 types, unicode, control characters, paths, empty values.  The fuzz tests
-feed them to every CLI option (test/package/test_cli_fuzz.py) and to node
+feed them to every CLI option (test/cli/test_cli_fuzz.py) and to node
 parameters and topics (test/nodes/test_fuzz_nodes.py).
 
 ``FUZZ_SECONDS``: how long the fuzz runs, 0 (one pass per test) in the

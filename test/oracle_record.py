@@ -64,11 +64,11 @@ NOT_RECORDED = {
     'test/control/test_retime_reference.py':
         "Pinocchio's RNEA evaluates toppra's constraints on its grid "
         '(270 000 calls, 36 MB stored)',
-    'test/control/test_payload_plants.py':
+    'test/estimation/test_payload_plants.py':
         'Pinocchio simulates the plant (132 000 calls, 27 MB stored)',
     'test/control/test_retime.py':
         "Pinocchio's RNEA along retimed paths (59 000 calls, 13 MB stored)",
-    'test/control/test_payload_estimation.py':
+    'test/estimation/test_payload_estimation.py':
         'Pinocchio simulates the plant (58 000 calls, 7 MB stored)',
 }
 

@@ -105,7 +105,7 @@ MAX_COM_STD = 0.01           # m
 # deviation at most this share of the moment, so three deviations stay
 # within 15 %.  The deviations are calibrated over excitation seeds
 # against a Pinocchio plant with sign-sharp friction and noise on arms
-# the estimator was not tuned on (test/control/test_payload_plants.py).
+# the estimator was not tuned on (test/estimation/test_payload_plants.py).
 MAX_MOMENT_STD = 0.05
 # Smallest eigenvalue the consistent fit keeps, times the payload's scale.
 CONSISTENCY_MARGIN = 1e-9
