@@ -89,9 +89,15 @@ def node_command(params_path):
 def baseline_command(directory, params_path):
     """Return the command running inverse_dynamics_node of ``directory``."""
     # PYTHONPATH comes before the venv's editable install of this checkout.
+    # A checkout from before nodes/ had a folder per node kept the node in
+    # nodes/inverse_dynamics_node.py.
+    module = 'dynamics_ros.nodes.inverse_dynamics.node'
+    if not os.path.isdir(os.path.join(directory, 'dynamics_ros', 'nodes',
+                                      'inverse_dynamics')):
+        module = 'dynamics_ros.nodes.inverse_dynamics_node'
     return ['env', 'PYTHONPATH=' + os.path.abspath(directory),
-            sys.executable, '-m', 'dynamics_ros.nodes.inverse_dynamics.node',
-            '--ros-args', '--params-file', params_path]
+            sys.executable, '-m', module, '--ros-args', '--params-file',
+            params_path]
 
 
 def echo_command(executor, names):
