@@ -150,7 +150,10 @@ def import_kernels(name):
     line on stderr says which before, one how long it took after, and the
     marker then lists it.
     """
-    module_name = 'dynamics_ros.fast.' + name
+    # This package's own kernels, whatever name it was imported under
+    # (benchmarks/compare.py --baseline imports another checkout as
+    # dynamics_ros_baseline, beside this one).
+    module_name = __package__ + '.' + name
     if module_name in sys.modules or name in cached_modules():
         return importlib.import_module(module_name)
     start = time.perf_counter()
@@ -174,7 +177,7 @@ def compile_module(name):
     dynamics_ros.fast --jobs`` find it by this module's name.
     """
     start = time.perf_counter()
-    importlib.import_module('dynamics_ros.fast.' + name)
+    importlib.import_module(__package__ + '.' + name)
     return time.perf_counter() - start
 
 
