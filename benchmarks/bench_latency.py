@@ -95,9 +95,12 @@ def baseline_command(directory, params_path):
     if not os.path.isdir(os.path.join(directory, 'dynamics_ros', 'nodes',
                                       'inverse_dynamics')):
         module = 'dynamics_ros.nodes.inverse_dynamics_node'
-    return ['env', 'PYTHONPATH=' + os.path.abspath(directory),
+    # Run from that checkout: ``-m`` puts the working folder first on
+    # sys.path, so from this one it would import this checkout's node.
+    return ['env', '--chdir=' + os.path.abspath(directory),
+            'PYTHONPATH=' + os.path.abspath(directory),
             sys.executable, '-m', module, '--ros-args', '--params-file',
-            params_path]
+            os.path.abspath(params_path)]
 
 
 def echo_command(executor, names):
