@@ -54,6 +54,7 @@ import tempfile
 import numpy as np
 import sympy as sp
 
+from .chain import cross
 from .straight_line import number, print_expr, Program, wrap_line
 from ..errors import ModelError
 from ..model.robot_model import PRISMATIC, REVOLUTE
@@ -139,11 +140,6 @@ def _numeric(matrix):
     return sp.Matrix(3, 3, [number(v) for v in np.ravel(matrix)])
 
 
-def _cross(a, b):
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0]]
-
-
 def _dot(a, b):
     return sum((x * y for x, y in zip(a, b)), sp.Integer(0))
 
@@ -209,7 +205,7 @@ class KaneGenerator:
             g_p = self.gravity[p] if p >= 0 else [
                 number(g) for g in model.gravity]
             w = _mat_t_vec(R, w_p)
-            moved = _cross(w_p, offset)
+            moved = cross(w_p, offset)
             v = _mat_t_vec(R, [a + b for a, b in zip(v_p, moved)])
             rate = self.joint_rates[i]
             if S.revolute(i):
@@ -218,7 +214,7 @@ class KaneGenerator:
                 v = [a + b * rate for a, b in zip(v, axis)]
             w, v = P.define_all(w), P.define_all(v)
             com = [number(c) for c in model.com[i]]
-            v_star = P.define_all([a + b for a, b in zip(v, _cross(w, com))])
+            v_star = P.define_all([a + b for a, b in zip(v, cross(w, com))])
             self.omega.append(w)
             velocity.append(v)
             self.v_star.append(v_star)
@@ -239,9 +235,9 @@ class KaneGenerator:
             alpha = [P.time_derivative(c) for c in w]     # u_dot = 0 part
             accel = [a + b for a, b in zip(
                 [P.time_derivative(c) for c in self.v_star[i]],
-                _cross(w, self.v_star[i]))]
+                cross(w, self.v_star[i]))]
             torque = [a + b for a, b in zip(
-                _mat_vec(inertia, alpha), _cross(w, _mat_vec(inertia, w)))]
+                _mat_vec(inertia, alpha), cross(w, _mat_vec(inertia, w)))]
             mass = number(model.mass[i])
             force = [mass * (a - g) for a, g in zip(accel, self.gravity[i])]
             inertia_torque.append(P.define_all(torque))
