@@ -94,3 +94,13 @@ def test_after_an_orderly_stop_further_signals_are_ignored(done):
     # Without the fix the handlers left are run()'s own (False False), and
     # finalization would reset them to "die of the signal".
     assert 'ignored True True' in done.stdout, done.stdout
+
+
+def test_every_console_script_runs_the_module_nodes_names():
+    """setup.py's console scripts and nodes.NODE_MODULES say the same."""
+    from importlib.metadata import distribution
+    from dynamics_ros.nodes import NODE_MODULES
+    scripts = {entry.name: entry.value.split(':')[0]
+               for entry in distribution('dynamics_ros').entry_points
+               if entry.group == 'console_scripts'}
+    assert scripts == NODE_MODULES
