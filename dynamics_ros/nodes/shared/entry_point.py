@@ -143,8 +143,18 @@ def run(node_class, args=None):
         return print_help(node_class)   # before rclpy: no ROS graph
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     stop = threading.Event()
+
+    def on_signal(*_):
+        # The first signal stops the node; later ones are ignored.  A second
+        # signal handled while this one is inside stop.set() would run this
+        # again on the same thread and deadlock on the Event's lock (seen:
+        # SIGINT twice, payload_estimation_node hung until SIGABRT).
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)
+        stop.set()
+
     for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, lambda *_: stop.set())
+        signal.signal(number, on_signal)
     node = None
     failure = []
     if fast.ENABLED and not cached_modules():
