@@ -420,7 +420,9 @@ class ModelSource:
         if not overrides:
             return set_result(None)
         try:
-            unused = sorted({'urdf_path', 'xacro_args'} & set(overrides))
+            # An empty one (a reset to the start) is unused and harmless.
+            unused = sorted(name for name in ('urdf_path', 'xacro_args')
+                            if overrides.get(name))
             if unused and self._value('robot_description', overrides):
                 # Acknowledged but never read: say so instead.
                 raise ModelError(
