@@ -106,8 +106,9 @@ def sections(text):
 def doc_pages(root=None):
     """Return the Markdown pages under ``doc/`` of the repository, sorted."""
     if root is None:
-        root = os.path.dirname(os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__))))
+        here = os.path.abspath(__file__)   # dynamics_ros/nodes/shared/
+        root = os.path.normpath(os.path.join(os.path.dirname(here), '..',
+                                             '..', '..'))
     return sorted(glob.glob(os.path.join(root, 'doc', '**', '*.md'),
                             recursive=True))
 

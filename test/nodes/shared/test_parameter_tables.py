@@ -179,6 +179,8 @@ def test_the_doc_pages_tables_are_rendered_from_the_node_tables():
         with open(page, encoding='utf-8') as stream:
             found += reference.sections(stream.read())
     assert sorted(found) == sorted(pages)
+    # Without pages (a wrong default folder) --check would pass on none.
+    assert reference.doc_pages() == reference.doc_pages(ROOT)
     assert reference.main(['--check']) == 0
     assert reference.main(['--check'] + sorted(pages.values())) == 0
 
