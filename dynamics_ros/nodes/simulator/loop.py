@@ -16,8 +16,9 @@
 simulator_node's simulation thread: step, publish, pace, recover.
 
 ``loop`` steps until the node stops, applying the queued inputs between
-two steps (``advance``), publishing ``/clock`` every step and
-``joint_states`` (and ``flexible_state``, ``motor_currents``) when due as
+two steps (``advance``), publishing ``/clock`` (every step, or at
+``clock_rate`` and with each state) and ``joint_states`` (and
+``flexible_state``, ``motor_currents``) when due as
 serialized messages whose stamp and numbers are rewritten in place, and
 pacing simulated time to ``real_time_factor`` x the wall clock.  After a
 divergence it resets once and waits for an input (``diverged``).
@@ -97,18 +98,23 @@ class SimulatorLoop:
                simulator.t)))
 
     def publish(self, simulation, every_step=False):
-        """Publish /clock, and joint_states when due (or ``every_step``)."""
+        """Publish /clock and joint_states when due (or ``every_step``)."""
         simulator = simulation.simulator
         # Serialized messages where their layout is known, else messages.
         nanoseconds = int(round(simulator.t * 1e9))   # as time_message
-        if self.settings['publish_clock']:
+        steps = simulator.steps
+        state_due = every_step or not steps % simulation.publish_every
+        # A state's /clock goes first: a node on use_sim_time reads its
+        # stamp as now, not ahead of its clock.
+        if self.settings['publish_clock'] and (
+                state_due or not steps % simulation.clock_every):
             if self.serialized_clock is not None:
                 self.clock_publisher.publish(
                     self.serialized_clock.serialized(nanoseconds))
             else:
                 self.clock_message.clock = time_message(simulator.t)
                 self.clock_publisher.publish(self.clock_message)
-        if not every_step and simulator.steps % simulation.publish_every:
+        if not state_due:
             return
         if self.lockstep is not None:   # the peers answer this state
             self.awaited = nanoseconds

@@ -64,7 +64,7 @@ from ...streams.command_timeout import CommandTimeout
 
 # The parameters kept in ``settings`` (the others are read when used).
 SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
-            'publish_clock', 'pid_bandwidth', 'flexible_config',
+            'publish_clock', 'clock_rate', 'pid_bandwidth', 'flexible_config',
             'actuator_config', 'command_timeout', 'friction_file',
             'hold_mode', 'lockstep_timeout', 'lockstep_on_timeout')
 
@@ -392,9 +392,9 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
                 self.get_logger(), settings['friction_file'], model))
             for warning in caught:
                 self.get_logger().warning(cut(str(warning.message)))
-        publish_rate = settings['publish_rate']
-        every = 1 if publish_rate <= 0.0 else max(
-            1, int(round(settings['rate'] / publish_rate)))
+        every, clock_every = (1 if rate <= 0.0 else max(
+            1, int(round(settings['rate'] / rate))) for rate in (
+                settings['publish_rate'], settings['clock_rate']))
         flexible = simulator.flexible_state()
         published, full_index = published_joints(model, joint_names)
         return Simulation(
@@ -403,7 +403,7 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
             full_index=full_index,
             model_order=bool(np.array_equal(full_index,
                                             np.arange(full_index.size))),
-            publish_every=every,
+            publish_every=every, clock_every=clock_every,
             state_message=joint_state_message(published),
             serialized_state=serialized_joint_state(published),
             flexible_message=None if flexible is None else

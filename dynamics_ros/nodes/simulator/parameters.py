@@ -80,7 +80,14 @@ PARAMETERS = ParameterTable([
     Spec('publish_rate', 'double', 100.0,
          'joint_states rate, Hz of simulated time; 0 = every step',
          low=0.0, high=1e6, rebuilds=SIMULATION),
-    Spec('publish_clock', 'bool', True, 'publish /clock every step'),
+    Spec('publish_clock', 'bool', True,
+         'publish /clock (every step, or at clock_rate)'),
+    Spec('clock_rate', 'double', 0.0,
+         '/clock rate, Hz of simulated time (0 = every step); each '
+         'joint_states message has a /clock of its stamp just before it.  '
+         'Each /clock wakes every node on use_sim_time, so the launch files '
+         'tick at 100 Hz (Gazebo does not tick /clock every step either)',
+         low=0.0, high=1e6, rebuilds=SIMULATION),
     Spec('command_timeout', 'double', DEFAULT_COMMAND_TIMEOUT,
          'an effort, velocity or voltage command older than this, s of '
          "simulated time, times out (as joint_trajectory_controller's "

@@ -61,6 +61,7 @@ class Simulation:
     serialized_state: object
     flexible_message: object = None
     motor_message: object = None   # motor_currents, with actuators
+    clock_every: int = 1   # steps between two /clock messages
     diverged: bool = False
     # The published values are the simulator's state arrays themselves: a
     # RobotModel (no mimic joints, no modes) published in model order.

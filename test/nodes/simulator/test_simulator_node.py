@@ -238,6 +238,33 @@ def test_effort_commands_drive_the_arm_like_the_ros_free_simulator(ros):
     assert_close(steps, np.round(steps), rtol=1e-6, scale=1.0)
 
 
+def test_clock_rate_ticks_with_the_states_only(ros):
+    # clock_rate below publish_rate (200 Hz): /clock ticks with each
+    # joint_states message and at no other step (at every step, the
+    # default, 4 of 5 ticks fall between states).  Ticks reach the tester
+    # before their state: lockstep waits for its answer to each.
+    results = ros.set_parameters(NODE, clock_rate=50.0)
+    assert all(result.successful for result in results), results
+    try:
+        reset(ros)
+        ros.wait_for(lambda: len(recent(ros)) >= 22,
+                     what='22 joint states at clock_rate 50 Hz')
+        # Unique: lockstep may publish a state again, with its tick.  The
+        # first state's tick may have come before the reset cleared them.
+        states = np.unique([stamp_of(m) for m in recent(ros)])[1:21]
+        ros.wait_for(lambda: max(to_seconds(m.clock) for m in
+                                 ros.clock.messages) >= states[-1],
+                     what='/clock at the 21st state')
+        ticks = np.unique([to_seconds(m.clock) for m in ros.clock.messages])
+        ticks = ticks[(ticks >= states[0]) & (ticks <= states[-1])]
+        assert_close(ticks, states, scale=1.0)
+        assert_close(np.diff(states), 5 * DT * np.ones(19), rtol=1e-6,
+                     scale=1.0)
+    finally:
+        results = ros.set_parameters(NODE, clock_rate=0.0)
+        assert all(result.successful for result in results), results
+
+
 def test_position_commands_go_through_the_pid(ros):
     reset(ros)
     target = [0.5, -1.0]   # elbow, shoulder
