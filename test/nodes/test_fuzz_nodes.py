@@ -111,10 +111,22 @@ def answering(ros, call):
 
 
 def set_async(ros, node=NODE, **values):
-    """Return the future of a set_parameters call to ``node``."""
+    """
+    Return the future of a set_parameters call to ``node``.
+
+    One client per node for the whole module.  A client per call (as this
+    test had) left thousands of clients in the tester within the hour,
+    each a new pair of endpoints for the node to discover while it is
+    fuzzed; a reply the node sends before it has matched the new client's
+    reader is lost, the likely cause of the set left unanswered for 60 s
+    after 8 minutes of a loaded run.
+    """
     from rcl_interfaces.srv import SetParameters
-    client = ros.node.create_client(SetParameters,
-                                    '/%s/set_parameters' % node)
+    clients = ros.__dict__.setdefault('set_clients', {})
+    if node not in clients:
+        clients[node] = ros.node.create_client(
+            SetParameters, '/%s/set_parameters' % node)
+    client = clients[node]
     ros.wait_for(client.service_is_ready, what='set_parameters service')
     request = SetParameters.Request()
     request.parameters = [
@@ -305,8 +317,13 @@ def test_hostile_parameters_and_topics_leave_it_answering(ros):
                     parameter = Parameter(name, value=value)
                 except TypeError:   # rclpy refuses the value locally
                     continue
-                results, _, _ = answering(
-                    ros, lambda: set_async(ros, **{name: parameter}))
+                try:
+                    results, _, _ = answering(
+                        ros, lambda: set_async(ros, **{name: parameter}))
+                except AssertionError as error:   # which set, and why
+                    raise AssertionError('set %d, %s = %s: %s\n%s' % (
+                        sets, name, repr(value)[:200], error,
+                        ros.node_process.output()[-3000:])) from error
                 sets += 1
                 for result in results.results:
                     assert result.successful or result.reason
