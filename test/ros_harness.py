@@ -37,7 +37,8 @@ from dynamics_ros.nodes.shared.conversions import to_seconds
 from geometry_msgs.msg import InertiaStamped
 import numpy as np
 from rcl_interfaces.msg import Log
-from rcl_interfaces.srv import SetParameters
+from rcl_interfaces.srv import GetParameters, ListParameters, \
+    SetParameters
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
@@ -402,6 +403,36 @@ def finish(node, tester):
     tester.close()
     assert alive, 'node died:\n' + node.output()
     assert status == 0, node.output()
+
+
+def remote_parameters(ros, node, names=None):
+    """
+    Return {name: ParameterValue msg, None if not declared} of ``node``.
+
+    All its parameters when ``names`` is None.  One request per name: a
+    GetParameters request naming one parameter the node does not declare
+    is answered with no values at all (rclpy's parameter service), so one
+    such name would hide the others.
+    """
+    if names is None:
+        client = ros.node.create_client(ListParameters,
+                                        '/%s/list_parameters' % node)
+        ros.wait_for(client.service_is_ready, what='list_parameters')
+        future = client.call_async(ListParameters.Request())
+        ros.wait_for(future.done, what='list_parameters reply')
+        names = list(future.result().result.names)
+        ros.node.destroy_client(client)
+    client = ros.node.create_client(GetParameters,
+                                    '/%s/get_parameters' % node)
+    ros.wait_for(client.service_is_ready, what='get_parameters')
+    values = {}
+    for name in names:
+        future = client.call_async(GetParameters.Request(names=[name]))
+        ros.wait_for(future.done, what='get_parameters reply')
+        answer = future.result().values
+        values[name] = answer[0] if answer else None
+    ros.node.destroy_client(client)
+    return values
 
 
 def inverse_dynamics_topics(tester):

@@ -40,10 +40,11 @@ from hostile import FUZZ_SECONDS, hostile_text, hostile_value, SEED
 import numpy as np
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMessage
+from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from ros_harness import all_finite, executable, finish, \
     inverse_dynamics_topics, node_environment, NodeProcess, \
-    reserve_domain_id, RosTester, TIMEOUT
+    remote_parameters, reserve_domain_id, RosTester, TIMEOUT
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -60,9 +61,9 @@ JOINTS = ['shoulder', 'elbow']
 # input that made it allocate per value would pass it.
 RSS_LIMIT_MIB = 1024
 STATE_PERIOD = 0.01   # joint_states at 100 Hz while a hostile input lands
+READ_ONLY = {spec.name for spec in table(NODE) if spec.read_only}
 # The value a parameter unset at the start is restored to: its
 # description's "unset or []" (parameters.py).
-READ_ONLY = {spec.name for spec in table(NODE) if spec.read_only}
 UNSET_EQUIVALENT = {'effort_limits': Parameter(
     'effort_limits', Parameter.Type.DOUBLE_ARRAY, [])}
 
@@ -76,6 +77,14 @@ def ros():
     tester.reports = tester.collector(String, 'trajectory_feasibility')
     tester.node_process = node
     tester.stamp = 0
+    # One set_parameters client for the module.  A client per set (as this
+    # test had) left thousands of clients in the tester within the hour,
+    # each a new pair of endpoints for the node to discover while it is
+    # fuzzed; a reply the node sends before it has matched the new client's
+    # reader is lost, the likely cause of the set left unanswered for 60 s
+    # after 8 minutes of a loaded run.
+    tester.set_client = tester.node.create_client(
+        SetParameters, '/%s/set_parameters' % NODE)
     tester.wait_for_subscriber(tester.states)
     tester.wait_for_subscriber(tester.annotate)
     yield tester
@@ -110,58 +119,33 @@ def answering(ros, call):
         seconds, 1e-9)
 
 
-def set_async(ros, node=NODE, **values):
-    """
-    Return the future of a set_parameters call to ``node``.
-
-    One client per node for the whole module.  A client per call (as this
-    test had) left thousands of clients in the tester within the hour,
-    each a new pair of endpoints for the node to discover while it is
-    fuzzed; a reply the node sends before it has matched the new client's
-    reader is lost, the likely cause of the set left unanswered for 60 s
-    after 8 minutes of a loaded run.
-    """
-    from rcl_interfaces.srv import SetParameters
-    clients = ros.__dict__.setdefault('set_clients', {})
-    if node not in clients:
-        clients[node] = ros.node.create_client(
-            SetParameters, '/%s/set_parameters' % node)
-    client = clients[node]
-    ros.wait_for(client.service_is_ready, what='set_parameters service')
+def set_async(ros, **values):
+    """Return the future of a set_parameters call to the node."""
+    ros.wait_for(ros.set_client.service_is_ready,
+                 what='set_parameters service')
     request = SetParameters.Request()
     request.parameters = [
         (value if isinstance(value, Parameter) else Parameter(
             name, value=value)).to_parameter_msg()
         for name, value in values.items()]
-    return client.call_async(request)
+    return ros.set_client.call_async(request)
 
 
 def parameter_values(ros, names):
     """
     Return {name: rclpy Parameter} of the parameters ``names`` the node has.
 
-    One request per name: a get_parameters request that names one
-    parameter the node does not declare is answered with no values at all
-    (rclpy's parameter service): asked in one batch with the model table's
-    joints and xacro_args, which this node does not declare, the values
-    came back empty, and the "restore every parameter" at the end of the
-    fuzz restored none (the hour-long run then failed on a max_state_age
-    the fuzz had left).
-    A declared parameter without a value comes back with type NOT_SET.
+    One request per name (remote_parameters): asked in one batch with the
+    model table's joints and xacro_args, which this node does not declare,
+    the values came back empty, and the "restore every parameter" at the
+    end of the fuzz restored none (the hour-long run then failed on a
+    max_state_age the fuzz had left).  A declared parameter without a
+    value comes back with type NOT_SET.
     """
-    from rcl_interfaces.srv import GetParameters
-    client = ros.node.create_client(GetParameters,
-                                    '/%s/get_parameters' % NODE)
-    ros.wait_for(client.service_is_ready, what='get_parameters service')
-    values = {}
-    for name in names:
-        future = client.call_async(GetParameters.Request(names=[name]))
-        ros.wait_for(future.done, what='get_parameters reply')
-        for value in future.result().values:
-            values[name] = Parameter.from_parameter_msg(
-                ParameterMessage(name=name, value=value))
-    ros.node.destroy_client(client)
-    return values
+    return {name: Parameter.from_parameter_msg(
+        ParameterMessage(name=name, value=value))
+        for name, value in remote_parameters(ros, NODE, names).items()
+        if value is not None}
 
 
 def restore(ros, started):

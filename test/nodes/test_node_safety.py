@@ -38,9 +38,9 @@ import numpy as np
 import oracle
 import pytest
 from rcl_interfaces.msg import Parameter as ParameterMsg
-from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.parameter import Parameter
-from ros_harness import finish, NodeProcess, reserve_domain_id, RosTester
+from ros_harness import finish, NodeProcess, remote_parameters, \
+    reserve_domain_id, RosTester
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -300,34 +300,6 @@ def parameter(name, value):
     if value is NOT_SET:
         return Parameter(name, NOT_SET)
     return Parameter(name, value=value)
-
-
-def remote_parameters(ros, node, names=None):
-    """
-    Return {name: ParameterValue msg or None (unset)} of ``node``.
-
-    All its parameters when ``names`` is None.  One request per name: a
-    GetParameters naming an unset parameter answers nothing at all.
-    """
-    if names is None:
-        client = ros.node.create_client(ListParameters,
-                                        '/%s/list_parameters' % node)
-        ros.wait_for(client.service_is_ready, what='list_parameters')
-        future = client.call_async(ListParameters.Request())
-        ros.wait_for(future.done, what='list_parameters reply')
-        names = list(future.result().result.names)
-        ros.node.destroy_client(client)
-    client = ros.node.create_client(GetParameters,
-                                    '/%s/get_parameters' % node)
-    ros.wait_for(client.service_is_ready, what='get_parameters')
-    values = {}
-    for name in names:
-        future = client.call_async(GetParameters.Request(names=[name]))
-        ros.wait_for(future.done, what='get_parameters reply')
-        answer = future.result().values
-        values[name] = answer[0] if answer else None
-    ros.node.destroy_client(client)
-    return values
 
 
 def check_bad_sets(ros, node):
