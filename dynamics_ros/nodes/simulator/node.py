@@ -69,6 +69,11 @@ SETTINGS = ('rate', 'integrator', 'real_time_factor', 'publish_rate',
             'hold_mode', 'lockstep_timeout', 'lockstep_on_timeout')
 
 
+def steps_apart(rate, step_rate):
+    """Return the steps between two messages at ``rate`` Hz (0: every)."""
+    return 1 if rate <= 0.0 else max(1, int(round(step_rate / rate)))
+
+
 class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
                     SimulatorPayload, SimulatorPlants, Node):
     """Simulate the model and speak ros2_control's joint topics."""
@@ -392,9 +397,6 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
                 self.get_logger(), settings['friction_file'], model))
             for warning in caught:
                 self.get_logger().warning(cut(str(warning.message)))
-        every, clock_every = (1 if rate <= 0.0 else max(
-            1, int(round(settings['rate'] / rate))) for rate in (
-                settings['publish_rate'], settings['clock_rate']))
         flexible = simulator.flexible_state()
         published, full_index = published_joints(model, joint_names)
         return Simulation(
@@ -403,7 +405,9 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
             full_index=full_index,
             model_order=bool(np.array_equal(full_index,
                                             np.arange(full_index.size))),
-            publish_every=every, clock_every=clock_every,
+            publish_every=steps_apart(settings['publish_rate'],
+                                      settings['rate']),
+            clock_every=steps_apart(settings['clock_rate'], settings['rate']),
             state_message=joint_state_message(published),
             serialized_state=serialized_joint_state(published),
             flexible_message=None if flexible is None else
