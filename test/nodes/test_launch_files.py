@@ -505,4 +505,24 @@ def test_simulation_publish_rate_overrides_the_config_file():
     assert all('publish_rate' not in e for e in default['simulator_node'])
     chosen = model_entries(load_launch_file(
         path, SHARES, {'publish_rate': '250'}))['simulator_node']
-    assert chosen[-1] == {'publish_rate': 250.0}
+    assert chosen[-1] == {'use_sim_time': False, 'publish_rate': 250.0}
+
+
+@pytest.mark.parametrize('use_sim_time', ['true', 'false'])
+def test_simulation_runs_the_simulator_on_the_wall_clock(use_sim_time):
+    """
+    use_sim_time reaches every node but the simulator, the clock's source.
+
+    The simulator publishes /clock; on use_sim_time it would subscribe to
+    it too and wake for each of its own ticks.  Its last entry, which wins,
+    says false whatever the argument.
+    """
+    path = os.path.join(ROOT, 'launch', 'simulation.launch.py')
+    recorded = load_launch_file(path, SHARES, {'use_sim_time': use_sim_time})
+    for executable, dicts in model_entries(recorded).items():
+        values = [recorded.value(entry['use_sim_time']) for entry in dicts
+                  if 'use_sim_time' in entry]
+        if executable == 'simulator_node':
+            assert values[-1] is False, values
+        else:
+            assert values == [use_sim_time], (executable, values)
