@@ -118,7 +118,7 @@ test: $(STAMP_TEST)
 test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m dynamics_ros.fast
 	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
-	DYNAMICS_ROS_WITHOUT_ORACLE=1 $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
+	DYNAMICS_ROS_ORACLE=replay $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
 
 # The long fuzz run (doc/development.md): FUZZ_SECONDS of hostile input,
 # the node fuzz in one worker and the command fuzz tests in the other.

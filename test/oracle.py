@@ -20,10 +20,11 @@ as (cos, sin); dynamics_ros orders [angular; linear] and uses one angle.
 These helpers convert so that tests compare like with like.
 
 Every answer of Pinocchio goes through ``ask`` (oracle_record.py): live
-in the development venv, replayed from test/data/oracle_calls/ where
-Pinocchio is not installed.  Tests that ask Pinocchio more than these
-methods do so through ``PinocchioOracle.ask`` or ``oracle_record.call``
-too, with ``pin`` from here (None where it is not installed).
+in the development venv, replayed from test/data/oracle_calls/ in the
+distro environment (make test-distro).  Tests that ask Pinocchio more than
+these methods do so through ``PinocchioOracle.ask`` or
+``oracle_record.call`` too, with ``pin`` from here (None in replay: the
+calls that are not stored are computed by ``PinocchioOracle`` alone).
 
 Models with mimic joints (``dr.MimicModel``, independent coordinates) have
 two oracles: Pinocchio's reduced model (``mimic=True``: M and rnea, no
@@ -33,6 +34,7 @@ Pinocchio's reduced parser refuses.
 """
 
 import glob
+import importlib
 import os
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -46,15 +48,13 @@ from robot_files import example_arm_xml, EXAMPLE_ARMS  # noqa: F401
 from robot_files import keep_chain, random_state  # noqa: F401
 from robot_files import robots_directory
 
-try:
-    import pinocchio as pin
-except ImportError:
-    # `make test-distro` (numpy 1.26) cannot install pin: its Python 3.12
-    # wheels need numpy >= 2.  There Pinocchio's answers are those stored
-    # by scripts/write_oracle_calls.py (oracle_record.py); anywhere else a
-    # missing oracle is an install error.
-    if oracle_record.MODE == 'missing':
-        raise
+if oracle_record.MODE == 'replay':
+    # `make test-distro` (numpy 1.26) cannot install the oracle, pin >= 3:
+    # its Python 3.12 wheels need numpy >= 2.  There Pinocchio's answers are
+    # those stored by scripts/write_oracle_calls.py (oracle_record.py), and
+    # the tests see no Pinocchio; the installed one (pin 2.7.0) computes
+    # only the calls of the modules not stored (oracle_record.NOT_RECORDED,
+    # through PinocchioOracle: _pinocchio below).
     pin = None
 
     class _SkipPinocchio:
@@ -69,6 +69,34 @@ except ImportError:
                             allow_module_level=True)
             return None
     sys.meta_path.insert(0, _SkipPinocchio)
+else:
+    # Anywhere else a missing oracle is an install error.
+    import pinocchio as pin
+# Replay: the installed Pinocchio, once a module not stored asked it.
+_LIVE = []
+
+
+def _pinocchio():
+    """
+    Return the Pinocchio module PinocchioOracle computes with.
+
+    ``pin`` but in replay, where it is imported on the first call that is
+    computed (after collection: a module importing pinocchio itself has
+    skipped by then) and taken out of sys.modules again, so that a test
+    importing pinocchio later still skips, whichever module ran before.
+    """
+    if pin is not None:
+        return pin
+    if not _LIVE:
+        sys.meta_path.remove(_SkipPinocchio)
+        try:
+            _LIVE.append(importlib.import_module('pinocchio'))
+        finally:
+            sys.meta_path.insert(0, _SkipPinocchio)
+            for name in [name for name in sys.modules
+                         if name.split('.')[0] == 'pinocchio']:
+                del sys.modules[name]
+    return _LIVE[0]
 
 
 def urdf_files():
@@ -114,8 +142,12 @@ class PinocchioOracle:
         gravity = np.asarray(model.gravity, dtype=float)
 
         def build():
-            self.pin_model = pin.buildModelFromXML(xml, mimic=mimic)
-            self.pin_model.gravity = pin.Motion(gravity, np.zeros(3))
+            library = _pinocchio()
+            # Without mimic=False: pin 2.7 (make test-distro, the modules
+            # not stored) has no such argument; 4.1's default is False.
+            self.pin_model = library.buildModelFromXML(xml, mimic=True) \
+                if mimic else library.buildModelFromXML(xml)
+            self.pin_model.gravity = library.Motion(gravity, np.zeros(3))
             self.data = self.pin_model.createData()
             joints = [self.pin_model.joints[self.pin_model.getJointId(name)]
                       for name in model.joint_names]
@@ -165,12 +197,13 @@ class PinocchioOracle:
 
     def forces(self, f_ext):
         """Pinocchio StdVec_Force of our (nq, 6) [moment; force] wrenches."""
-        forces = pin.StdVec_Force()
+        library = _pinocchio()
+        forces = library.StdVec_Force()
         for _ in range(self.pin_model.njoints):
-            forces.append(pin.Force.Zero())
+            forces.append(library.Force.Zero())
         for i, name in enumerate(self.model.joint_names):
             joint_id = self.pin_model.getJointId(name)
-            forces[joint_id] = pin.Force(f_ext[i][3:], f_ext[i][:3])
+            forces[joint_id] = library.Force(f_ext[i][3:], f_ext[i][:3])
         return forces
 
     def _arguments(self, q, *vectors, f_ext=None):
@@ -183,32 +216,32 @@ class PinocchioOracle:
     def rnea(self, q, qd, qdd, f_ext=None):
         """Inverse dynamics in our ordering."""
         return self.ask('rnea', vectors(q, qd, qdd, f_ext), lambda: self.ours(
-            pin.rnea(*self._arguments(q, qd, qdd, f_ext=f_ext))))
+            _pinocchio().rnea(*self._arguments(q, qd, qdd, f_ext=f_ext))))
 
     def aba(self, q, qd, tau, f_ext=None):
         """Forward dynamics in our ordering."""
         return self.ask('aba', vectors(q, qd, tau, f_ext), lambda: self.ours(
-            pin.aba(*self._arguments(q, qd, tau, f_ext=f_ext))))
+            _pinocchio().aba(*self._arguments(q, qd, tau, f_ext=f_ext))))
 
     def crba(self, q):
         """Full symmetric mass matrix in our ordering."""
         return self.ask('crba', vectors(q), lambda: self.ours_matrix(
-            symmetric(pin.crba(*self._arguments(q)))))
+            symmetric(_pinocchio().crba(*self._arguments(q)))))
 
     def gravity(self, q):
         """Gravity torques in our ordering."""
         return self.ask('gravity', vectors(q), lambda: self.ours(
-            pin.computeGeneralizedGravity(*self._arguments(q))))
+            _pinocchio().computeGeneralizedGravity(*self._arguments(q))))
 
     def bias(self, q, qd):
         """Nonlinear effects h(q, qd) in our ordering."""
         return self.ask('bias', vectors(q, qd), lambda: self.ours(
-            pin.nonLinearEffects(*self._arguments(q, qd))))
+            _pinocchio().nonLinearEffects(*self._arguments(q, qd))))
 
     def coriolis(self, q, qd):
         """Coriolis matrix in our ordering."""
         return self.ask('coriolis', vectors(q, qd), lambda: self.ours_matrix(
-            pin.computeCoriolisMatrix(*self._arguments(q, qd))))
+            _pinocchio().computeCoriolisMatrix(*self._arguments(q, qd))))
 
     def derivatives(self, which, q, qd, third, f_ext=None):
         """
@@ -221,7 +254,7 @@ class PinocchioOracle:
                    'aba': 'computeABADerivatives'}[which]
 
         def derivatives():
-            d_dq, d_dqd, symmetric_part = getattr(pin, compute)(
+            d_dq, d_dqd, symmetric_part = getattr(_pinocchio(), compute)(
                 *self._arguments(q, qd, third, f_ext=f_ext))
             return (self.ours_matrix(np.array(d_dq)),
                     self.ours_matrix(np.array(d_dqd)),
@@ -314,7 +347,9 @@ def with_armature(model, oracle, armature):
     model = model.copy(armature=armature)
     oracle.model = model
     oracle.armature = np.array(armature, dtype=float)
-    if pin is not None:
+    # Pinocchio's model is there where its answers are computed (not where
+    # they are replayed).
+    if hasattr(oracle, 'pin_model'):
         oracle.pin_model.armature[oracle.idx_v] = armature
         oracle.data = oracle.pin_model.createData()
     return model, oracle

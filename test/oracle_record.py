@@ -20,15 +20,21 @@ through ``call(name, inputs, compute)``: ``compute`` is what asks Pinocchio,
 ``inputs`` everything its answer depends on (arrays, numbers, strings, the
 model's URDF digest). The mode comes from the environment:
 
-- live (Pinocchio installed, the default, ``make test``): ``compute()``.
+- live (the default where requirements.txt's Pinocchio is installed,
+  ``make test``): ``compute()``. An older Pinocchio (.venv-distro's) is
+  refused: it lacks what most calls use.
 - record (``DYNAMICS_ROS_ORACLE=record``, scripts/write_oracle_calls.py):
   ``compute()``, and the inputs and answer are kept, by test and call
   order, and written at the end of the run into test/data/oracle_calls/,
   one compressed file per test module.
-- replay (Pinocchio missing and ``DYNAMICS_ROS_WITHOUT_ORACLE`` set, ``make
-  test-distro``): the stored answer of the same call of the same test,
-  after checking the inputs are those recorded (1e-9 relative), so the
-  test compares what it compares where Pinocchio runs.
+- replay (``DYNAMICS_ROS_ORACLE=replay``, ``make test-distro``: at numpy
+  1.26 requirements.txt's Pinocchio cannot be installed, pin >= 3 needs
+  numpy >= 2): the stored answer of the same call of the same test, after
+  checking the inputs are those recorded (1e-9 relative), so the test
+  compares what it compares where Pinocchio runs. The modules whose calls
+  are not stored (``NOT_RECORDED``) get ``compute()`` from the Pinocchio
+  installed there (pin 2.7.0 in .venv-distro, constraints-distro.txt),
+  and their tests that ask it skip where there is none.
 - verify (``DYNAMICS_ROS_ORACLE=verify``): ``compute()``, checked against
   the stored inputs and answer (test/dynamics/test_oracle_calls.py: the
   stored files are current).
@@ -40,6 +46,7 @@ in the recorded order, nor all of them.
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -58,8 +65,11 @@ VERIFY_RTOL = 1e-9
 
 # Not stored: these modules' tests use Pinocchio as a simulated plant or
 # inside toppra's grid, 58 000 to 270 000 calls each (7 to 36 MB
-# compressed, 83 MB together); where Pinocchio is missing, the tests that
-# ask it skip, the rest of the module runs.
+# compressed, 83 MB together). Replayed, their calls are computed by the
+# Pinocchio installed (make test-distro: pin 2.7.0, whose cp312 wheels take
+# numpy 1.26; these modules ask it only to build a URDF's model and for
+# RNEA, which 2.7 has); where there is none, the tests that ask it skip,
+# the rest of the module runs.
 NOT_RECORDED = {
     'test/control/test_retime_reference.py':
         "Pinocchio's RNEA evaluates toppra's constraints on its grid "
@@ -73,31 +83,55 @@ NOT_RECORDED = {
 }
 
 
-SKIP_IMPORT = ('Pinocchio (pin) is not installed in the distro environment '
-               '(its cp312 wheels need numpy >= 2) and this module asks it '
-               'when imported, where no answer is stored')
+SKIP_IMPORT = ("Pinocchio's answers are replayed here (make test-distro: "
+               'pin >= 3 needs numpy >= 2) and this module asks Pinocchio '
+               'when imported, or imports it itself, where no answer is '
+               'stored')
+
+
+def _oldest_oracle():
+    """Return requirements.txt's lower bound of pin (the oracle), a str."""
+    with open(os.path.join(REPO_ROOT, 'requirements.txt')) as stream:
+        return re.search(r'^pin>=([0-9.]+)', stream.read(),
+                         re.MULTILINE).group(1)
+
+
+def _release(version):
+    """Return the comparable (major, minor, patch) of a version string."""
+    return tuple(int(part) for part in re.findall(r'\d+', version)[:3])
 
 
 def _mode():
     chosen = os.environ.get('DYNAMICS_ROS_ORACLE', '')
-    if chosen:
-        if chosen not in ('record', 'verify', 'live'):
-            raise ValueError('DYNAMICS_ROS_ORACLE=%r: record, verify or live'
-                             % chosen)
+    if chosen not in ('', 'record', 'verify', 'live', 'replay'):
+        raise ValueError('DYNAMICS_ROS_ORACLE=%r: record, verify, live or '
+                         'replay' % chosen)
+    if chosen == 'replay':
         return chosen
     try:
-        import pinocchio  # noqa: F401
+        import pinocchio
     except ImportError:
-        # Without Pinocchio (make test-distro) the stored answers stand in;
-        # anywhere else a missing oracle is an install error (test/oracle.py
-        # raises it).
-        if not os.environ.get('DYNAMICS_ROS_WITHOUT_ORACLE'):
-            return 'missing'
-        return 'replay'
-    return 'live'
+        # Anywhere but replay a missing oracle is an install error
+        # (test/oracle.py raises it).
+        return chosen or 'missing'
+    # .venv-distro's pin 2.7 is there for the modules not stored: asked
+    # every call, it would fail on what it lacks (mimic models, ...).
+    oldest = _oldest_oracle()
+    if _release(pinocchio.__version__) < _release(oldest):
+        raise RuntimeError(
+            'Pinocchio %s is older than the oracle requirements.txt asks '
+            '(pin>=%s): run the tests with DYNAMICS_ROS_ORACLE=replay, as '
+            '`make test-distro` does, so that its stored answers stand in'
+            % (pinocchio.__version__, oldest))
+    return chosen or 'live'
 
 
 MODE = _mode()
+# Replay: whether a Pinocchio is installed to compute the calls of the
+# NOT_RECORDED modules (looked up before test/oracle.py hides it from the
+# tests, not imported: that is done on the first such call).
+INSTALLED = MODE == 'replay' and importlib.util.find_spec(
+    'pinocchio') is not None
 
 
 class StaleRecording(AssertionError):
@@ -296,6 +330,8 @@ def call(name, inputs, compute):
         _recorded.setdefault(context, []).append((name, inputs, answer))
         return answer
     if MODE == 'replay' and module_of(context) in NOT_RECORDED:
+        if INSTALLED:
+            return compute()
         import pytest
         pytest.skip('Pinocchio is not installed and its answers to this '
                     'test are not stored: %s' % NOT_RECORDED[
