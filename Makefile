@@ -10,7 +10,8 @@ STAMP := $(VENV)/.installed
 STAMP_TEST := $(VENV)/.installed-test
 # The distribution's versions (make test-distro): ROS 2 Jazzy on Ubuntu
 # 24.04 - Python 3.12, Jazzy's ros-* wheels, noble's numpy and scipy: the
-# lowest versions requirements.txt allows (constraints-distro.txt).
+# lowest versions requirements.txt allows (constraints-distro.txt; pin,
+# below its range, excepted).
 # The first interpreter that really is 3.12 (a pyenv shim may not be): on
 # PATH, else a pyenv-installed 3.12 (PYENV_ROOT, default ~/.pyenv).
 PYENV_VERSIONS := $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions
@@ -31,13 +32,15 @@ STAMP_DISTRO := $(VENV_DISTRO)/.installed
 #   ../shared/ros2-tools is): they take most of the suite's time, and CI's
 #   90 minutes hold one run of them. Jazzy's rclpy is held to the names the
 #   nodes use by test/package/test_rclpy_api.py, which runs in both.
-# - Pinocchio itself: pin (>= 3.7 on Python 3.12) needs numpy >= 2. Every
-#   test comparing with it still runs: each call it makes gets the answer
-#   Pinocchio gave the same test in .venv, once its inputs match those
-#   recorded (test/oracle_record.py, test/data/oracle_calls/, written by
-#   scripts/write_oracle_calls.py); but for four control modules that step
-#   Pinocchio as a plant or in toppra's grid (too many calls to store:
-#   NOT_RECORDED there), whose tests asking it skip.
+# - Pinocchio as the oracle: pin 4.1 (any pin >= 3 on Python 3.12) needs
+#   numpy >= 2. Every test comparing with it still runs: each call it makes
+#   gets the answer Pinocchio 4.1 gave the same test in .venv, once its
+#   inputs match those recorded (DYNAMICS_ROS_ORACLE=replay:
+#   test/oracle_record.py, test/data/oracle_calls/, written by
+#   scripts/write_oracle_calls.py); the four control and estimation modules
+#   that step Pinocchio as a plant or in toppra's grid (too many calls to
+#   store: NOT_RECORDED there) ask pin 2.7.0 instead, the newest whose
+#   cp312 wheels take numpy 1.26: they use its URDF parser and RNEA only.
 DISTRO_PYTEST := -m 'not ros' --ignore=test/package/test_colcon_build.py
 URDF ?=
 ROOT ?=
@@ -81,12 +84,14 @@ venv-distro: $(STAMP_DISTRO)
 $(STAMP_DISTRO): requirements.txt constraints-distro.txt setup.py package.xml
 	@test -n "$(PYTHON_DISTRO)" || { echo 'make venv-distro needs Python 3.12 (python3.12 not found; set PYTHON_DISTRO=...)'; exit 1; }
 	$(PYTHON_DISTRO) -m venv $(VENV_DISTRO)
-	# All of requirements.txt but the Pinocchio oracle: pin's cp312 wheels
-	# need numpy >= 2 (cmeel-boost); its stored answers are replayed there
-	# (test/oracle_record.py, test/data/oracle_calls/).
+	# All of requirements.txt, but pin below its range: 2.7.0
+	# (constraints-distro.txt), as pin >= 3's cp312 wheels need numpy >= 2
+	# (cmeel-boost). The oracle's answers are replayed there
+	# (test/oracle_record.py, test/data/oracle_calls/); pin 2.7 computes
+	# those of the modules not stored.
 	grep -vE '^pin[<>=]' requirements.txt > $(VENV_DISTRO)/requirements.txt
 	$(PY_DISTRO) -m pip install --quiet -r $(VENV_DISTRO)/requirements.txt \
-		$(JAZZY_WHEELS) -c constraints-distro.txt
+		pin $(JAZZY_WHEELS) -c constraints-distro.txt
 	$(PY_DISTRO) -m pip install --quiet --no-deps --no-build-isolation --use-pep517 -e . \
 		--config-settings editable_mode=compat
 	$(PY_DISTRO) -m dynamics_ros.fast --first-use
@@ -117,7 +122,7 @@ test: $(STAMP_TEST)
 
 test-distro: $(STAMP_DISTRO)
 	$(PY_DISTRO) -m dynamics_ros.fast
-	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy)=='
+	$(PY_DISTRO) -m pip list --format=freeze | grep -iE '^(numpy|scipy|matplotlib|sympy|numba|llvmlite|pyyaml|ros-rclpy|pin)=='
 	DYNAMICS_ROS_ORACLE=replay $(PY_DISTRO) -m pytest -q $(PYTEST_JOBS) $(DISTRO_PYTEST) test
 
 # The long fuzz run (doc/development.md): FUZZ_SECONDS of hostile input,
