@@ -17,11 +17,12 @@ The stored Pinocchio calls (test/data/oracle_calls/): sound and current.
 
 scripts/write_oracle_calls.py records, in the development venv, every
 question the tests ask Pinocchio and its answer; `make test-distro`
-(no Pinocchio) replays them (test/oracle_record.py). Here, in both
-environments: the files name test modules that exist, hold float64 values
-exactly and stay small, and a replayed call that asks something else fails
-naming the script. Where Pinocchio is installed, a sample of modules runs
-again with every answer computed and checked against the stored one
+(numpy 1.26, where pin >= 3 cannot be installed) replays them
+(test/oracle_record.py). Here, in both environments: the files name test
+modules that exist, hold float64 values exactly and stay small, and a
+replayed call that asks something else fails naming the script. Where
+Pinocchio answers live, a sample of modules runs again with every answer
+computed and checked against the stored one
 (``DYNAMICS_ROS_ORACLE=verify``): the files are current.
 """
 
@@ -107,8 +108,9 @@ def test_other_inputs_are_named():
 
 
 @pytest.mark.skipif(oracle_record.MODE == 'replay', reason=(
-    'needs Pinocchio, not installed in the distro environment (its cp312 '
-    'wheels need numpy >= 2): the stored answers are what it replays'))
+    'needs the Pinocchio the answers were recorded with (pin >= 4.1: its '
+    'cp312 wheels need numpy >= 2): the stored answers are what it '
+    'replays'))
 @pytest.mark.skipif(oracle_record.MODE == 'record',
                     reason='the files are being written')
 def test_stored_answers_are_current():

@@ -20,10 +20,10 @@ test/data/oracle_reference.npz holds what Pinocchio computed in the
 development venv (scripts/write_oracle_reference.py) for example-robot-data's
 arms and the generated test robots: a few states each, every quantity the
 oracle tests compare. Here dynamics_ros computes the same from the same
-URDFs at the versions installed - in `make test-distro` (numpy 1.26, no
-Pinocchio) as in `make test` - and must agree to 1e-9 relative. Where
-Pinocchio is installed, the stored values must also be what it computes
-today (the file is current).
+URDFs at the versions installed - in `make test-distro` (numpy 1.26,
+Pinocchio's answers replayed) as in `make test` - and must agree to 1e-9
+relative. Where Pinocchio answers live, the stored values must also be
+what it computes today (the file is current).
 """
 
 import os
@@ -92,9 +92,8 @@ def test_dynamics_match_stored_pinocchio_values(stored, name, xml):
 def test_stored_values_are_current(stored):
     """Pinocchio today computes the stored values (else: regenerate)."""
     pytest.importorskip(
-        'pinocchio', reason='Pinocchio is not installed (make test-distro: '
-        'its cp312 wheels need numpy >= 2); the stored values are checked '
-        'where it is (make test)')
+        'pinocchio', reason='Pinocchio is not installed; the stored values '
+        'are checked where it is (make test)')
     fresh = WRITER.reference_values()
     assert set(fresh) == set(stored), sorted(set(fresh) ^ set(stored))
     for key in sorted(fresh):
