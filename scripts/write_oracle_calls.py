@@ -13,17 +13,20 @@
 # limitations under the License.
 
 """
-Record what every test asks Pinocchio, for the run without it.
+Record what every test asks Pinocchio, for the run without its oracle.
 
 The distro environment (`make test-distro`: Python 3.12, numpy 1.26) cannot
-install Pinocchio (its cp312 wheels need numpy >= 2). This runs the tests
-that may ask Pinocchio and are not `ros`-marked, in the development venv, with
+install the oracle's Pinocchio (pin >= 3's cp312 wheels need numpy >= 2;
+its pin 2.7.0 answers only the modules not stored, NOT_RECORDED in
+test/oracle_record.py). This runs the tests that may ask Pinocchio and are
+not `ros`-marked, in the development venv, with
 ``DYNAMICS_ROS_ORACLE=record``: each question a test asks Pinocchio
 (test/oracle.py, test/oracle_record.py), its inputs and Pinocchio's
 answer, by test and call order, is written to
-test/data/oracle_calls/<folder>__<module>.npz. Where Pinocchio is missing
-the same tests get the stored answers, after a check that they ask the
-same (1e-9 relative), and compare exactly what they compare here.
+test/data/oracle_calls/<folder>__<module>.npz. There
+(``DYNAMICS_ROS_ORACLE=replay``) the same tests get the stored answers,
+after a check that they ask the same (1e-9 relative), and compare exactly
+what they compare here.
 
 Run it again when a test asks Pinocchio something else (a replayed test
 then fails, naming this script), when the robots change, or with another
