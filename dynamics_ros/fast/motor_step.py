@@ -15,8 +15,8 @@
 """
 One fixed simulator step of an arm driven by DC motors, compiled.
 
-The smooth part of ``sim.plants.MotorDrivenPlant.motor_step`` in one call:
-(q, qd, current) advanced over a step at voltages held over it (given, or
+The smooth part of ``sim.motor_plant.MotorDrivenPlant.motor_step`` in one
+call: (q, qd, current) advanced over a step at voltages held over it (given, or
 made from a held effort by the ideal drive ``sim.actuated.drive_voltage``),
 the winding current by the plant's 'exponential' update
 (``sim.actuated.CurrentOverStep``: one ABA call for the speed's ramp, then
