@@ -106,7 +106,7 @@ def nodes(context, *args, **kwargs):
                   use_sim_time=LaunchConfiguration('use_sim_time'))
     # The simulator is the clock: it publishes /clock and reads none, on
     # the wall clock as ros_gz_bridge is.  On use_sim_time it would also
-    # wake for each of its own ticks (about 15 % of its time unpaced).
+    # subscribe to its own ticks and wake for each.
     simulator = {'use_sim_time': False}
     for name in ('publish_rate', 'real_time_factor'):
         value = context.perform_substitution(LaunchConfiguration(name))
