@@ -99,13 +99,17 @@ def held_pose_run(model, q0, compiled=True, target=None):
     return simulator, commands
 
 
-def hand_ros_free(steps):
+def hand_ros_free(steps, closed=False):
     """
     Print the step cost of the Panda with its hand (mimic fingers).
 
     Compiled and Python steps under a position PID toward q0 + 0.3 with
     the fingers opening from 2 to 3 cm, and whether they agree to the bit
-    over 1000 steps.  Returns the compiled step's real-time factor.
+    over 1000 steps.  ``closed``: the fingers closed on their lower limit
+    instead, squeezed shut (simulation.launch.py's start): every step
+    ends in the stop's impulse (fast/joint_impulses.py), which the kernel
+    solves by Cholesky and Python by np.linalg.inv, so equal to rounding.
+    Returns the compiled step's real-time factor.
     """
     model = dr.load_urdf(os.path.join(robots_directory(), 'panda_description',
                                       'urdf', 'panda.urdf'))
@@ -114,6 +118,8 @@ def hand_ros_free(steps):
                 + np.clip(model.upper_limit, -2.0, 2.0))
     target = q0 + 0.3
     target[-1] = 0.03
+    if closed:
+        q0[-1], target[-1] = 0.0, -0.01
     times = {}
     for compiled in (True, False):
         simulator, commands = held_pose_run(model, q0, compiled, target)
@@ -138,19 +144,28 @@ def hand_ros_free(steps):
                                    - getattr(twins[1][0], field)))
                      for field in ('z', 'zd', 'applied_effort'))
     factor = dt / times[True]
-    print('ROS-free, Panda with its hand (%s: %d coordinates, %d joints, '
-          'mimic %s), per step:' % (type(model).__name__, model.nq,
-                                    len(model.full_joint_names),
-                                    ', '.join(model.mimic)))
+    if closed:
+        print('ROS-free, the same with the fingers closed on their lower '
+              'limit (finger at %g m after 1000 steps), per step:'
+              % twins[0][0].q[-1])
+    else:
+        print('ROS-free, Panda with its hand (%s: %d coordinates, %d '
+              'joints, mimic %s), per step:' % (
+                  type(model).__name__, model.nq,
+                  len(model.full_joint_names), ', '.join(model.mimic)))
     print('  Simulator.step + position PID  %9.1f us  -> real-time factor '
           '%6.2f (goal >= %g: %s)' % (
               times[True] * 1e6, factor, HAND_GOAL,
               'met' if factor >= HAND_GOAL else 'NOT met'))
     print('  the same in Python             %9.1f us  -> real-time factor '
           '%6.2f' % (times[False] * 1e6, dt / times[False]))
+    if closed:
+        agreement = 'equal to the bit' if equal else 'equal to rounding' \
+            if difference < 1e-12 else 'DIFFER'
+    else:
+        agreement = 'equal to the bit' if equal else 'DIFFER'
     print('  compiled vs Python step over 1000 steps: %s (largest '
-          'difference %.3g)' % ('equal to the bit' if equal else 'DIFFER',
-                                difference))
+          'difference %.3g)' % (agreement, difference))
     return factor
 
 
@@ -634,6 +649,7 @@ def main(argv):
                   (model.nq, RATE) + os.getloadavg() + (os.cpu_count(),)))
         ros_free(model, oracle, 300)
         hand_ros_free(300)
+        hand_ros_free(300, closed=True)
         motors_ros_free(model, 300)
         return 0
     if args.domain is not None:
@@ -655,6 +671,7 @@ def main(argv):
                                           + (os.cpu_count(),)))
     ros_free(model, oracle, 300)
     hand_ros_free(300)
+    hand_ros_free(300, closed=True)
     motors_ros_free(model, 300)
     node_in_process(xml, 300)
     print('simulator_node in its own process; joint_states and /clock every '

@@ -54,6 +54,7 @@ from .aba import aba_sample
 from .cholesky import cholesky, cholesky_solve_vector
 from .compiler import compiled, INPUT_VECTOR, kernel, MATRIX, VECTOR
 from .crba import crba_sample
+from .joint_impulses import constrain, IMPULSE_ROWS, impulse_scratch
 from .rnea import rnea_sample
 
 # Rows of the joint table (``joint_table``).
@@ -91,7 +92,9 @@ K4V = 8
 SOLVE = 9           # the velocity change of the implicit damping
 HELD = 10           # the effort of a position hold (``position_hold_step``)
 BOUNDED = 11        # the dampers' reference velocities within the limits
-STAGE_ROWS = 12
+STIFF = 12          # the implicit damping and the dampers' gains, copied
+GAINS = 13          # for the impulses (``impulse_step``)
+STAGE_ROWS = 14
 
 # Rows of a ``coupling`` (``coupling``, (COUPLING_ROWS + m + 12 + n, m)
 # for a tree of m joints and n independent coordinates): the map
@@ -234,8 +237,13 @@ def stage_scratch(model):
 
 
 def solve_scratch(model):
-    """Return the scratch (M, CRBA columns) of the implicit damping."""
-    return np.zeros((model.nq, model.nq)), np.zeros((12, model.nq))
+    """
+    Return the scratch (M, CRBA columns, impulses) of the solves.
+
+    The implicit damping's and the impulses' (``joint_impulses``).
+    """
+    return (np.zeros((model.nq, model.nq)), np.zeros((12, model.nq)),
+            impulse_scratch(model))
 
 
 @compiled
@@ -352,14 +360,7 @@ def end_of_step(joints, q, qd):
         if joints[FRICTION, i] > 0.0 or q[i] >= joints[UPPER_LIMIT, i] \
                 or q[i] <= joints[LOWER_LIMIT, i]:
             return CONSTRAIN
-    positions = 0.0
-    velocities = 0.0
-    for i in range(n):
-        positions += q[i]
-        velocities += qd[i]
-    if not np.isfinite(positions + velocities):
-        return DIVERGED
-    return DONE
+    return DONE if finite_state(q, qd) else DIVERGED
 
 
 @compiled
@@ -384,6 +385,56 @@ def damper_reference(joints, gains, reference, applied, qd, bounded):
 
 
 @compiled
+def mass_matrix(table, work, coupling, q, mass, columns):
+    """Write M(q) (a coupled tree's M_r) to ``mass``, by the CRBA."""
+    if coupling.shape[0] == 0:
+        crba_sample(table, q, mass, work, columns)
+    else:
+        coupled_mass_matrix(table, work, coupling, q, mass)
+
+
+@compiled
+def finite_state(q, qd):
+    """
+    Return True if the state is finite, as Simulator.finish tests it.
+
+    Sums in numpy's order for fewer than 8 numbers.
+    """
+    positions = 0.0
+    velocities = 0.0
+    for i in range(q.shape[0]):
+        positions += q[i]
+        velocities += qd[i]
+    return np.isfinite(positions + velocities)
+
+
+@compiled
+def impulse_step(table, work, joints, dt, share, implicit, z, zd, z_next,
+                 zd_next, stages, mass, columns, impulses, coupling):
+    """
+    Apply the impulses of friction and the limits to (z_next, zd_next).
+
+    Simulator.constrain on a step that ends with a joint at a limit or
+    rubbing (joint_impulses.constrain): with ``implicit``, the damping of
+    ``stages[STIFF]`` and the dampers ``stages[GAINS]`` toward
+    ``stages[BOUNDED]`` solved for with them.  Returns DONE, DIVERGED (the
+    state after the impulses is not finite), or CONSTRAIN with the state
+    untouched where the Python step has to take it (a state that is not
+    finite before them: its error; a matrix that is not positive
+    definite).
+    """
+    if not finite_state(z_next, zd_next):
+        return CONSTRAIN
+    mass_matrix(table, work, coupling, z_next, mass, columns)
+    if not constrain(mass, dt, share, implicit, stages[STIFF],
+                     stages[GAINS], stages[BOUNDED], joints[LOWER_LIMIT],
+                     joints[UPPER_LIMIT], joints[FRICTION], z, zd, z_next,
+                     zd_next, impulses):
+        return CONSTRAIN
+    return DONE if finite_state(z_next, zd_next) else DIVERGED
+
+
+@compiled
 def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
                      q, qd, change, mass, columns, coupling):
     """
@@ -397,10 +448,7 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
     change carrying a joint onto a limit.
     """
     n = q.shape[0]
-    if coupling.shape[0] == 0:
-        crba_sample(table, q, mass, work, columns)
-    else:
-        coupled_mass_matrix(table, work, coupling, q, mass)
+    mass_matrix(table, work, coupling, q, mass, columns)
     for i in range(n):
         mass[i, i] += dt * (stiff[i] + gains[i])
     if not cholesky(mass):
@@ -471,84 +519,130 @@ def explicit_step(table, work, joints, method, damped, dt, z, zd, effort,
     return end_of_step(joints, z_next, zd_next)
 
 
+@compiled
+def scratch_fits(n, mass, columns, impulses):
+    """Return True if the scratch of the solves fits nq = ``n``."""
+    return (mass.shape[0] == mass.shape[1] == n
+            and columns.shape[0] == 12 and columns.shape[1] == n
+            and impulses.shape[0] == 2 * n + IMPULSE_ROWS
+            and impulses.shape[1] == n)
+
+
+@compiled
+def fixed_step_body(table, work, joints, method, damped, dt, z, zd, effort,
+                    stages, applied, z_next, zd_next, share, mass, columns,
+                    impulses, coupling):
+    """Integrate, then apply the impulses (``fixed_step``)."""
+    if not scratch_fits(z.size, mass, columns, impulses):
+        return BAD_SHAPES
+    status = explicit_step(table, work, joints, method, damped, dt, z, zd,
+                           effort, stages, applied, z_next, zd_next,
+                           coupling)
+    if status != CONSTRAIN:
+        return status
+    return impulse_step(table, work, joints, dt, share, False, z, zd, z_next,
+                        zd_next, stages, mass, columns, impulses, coupling)
+
+
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
-        VECTOR, MATRIX)
+        VECTOR, 'float64', MATRIX, MATRIX, MATRIX, MATRIX)
 def fixed_step(table, work, joints, method, damped, dt, z, zd, effort,
-               stages, applied, z_next, zd_next, coupling):
+               stages, applied, z_next, zd_next, share, mass, columns,
+               impulses, coupling):
     """
     Integrate one step of ``dt`` under ``effort``; return a status above.
 
     ``table``, ``work``: the packed model (packing.packed); ``joints``: its
     ``joint_table``; ``method``: RK4 or SEMI_IMPLICIT_EULER; ``damped``:
     whether any joint has explicit viscous damping; ``stages``:
-    ``stage_scratch``; ``coupling``: a MimicModel's (``coupling``), or
+    ``stage_scratch``; ``share``: the integrator's POSITION_SHARE;
+    ``mass``, ``columns``: ``solve_scratch``; ``impulses``:
+    ``impulse_scratch``; ``coupling``: a MimicModel's (``coupling``), or
     NO_COUPLING.  Writes the saturated effort to ``applied`` and the
-    integrated state to ``z_next``, ``zd_next``.  No implicit damping: a
-    kernel of its own, so that the steps of a model without stiff damping
-    pay nothing for it (every argument costs its unboxing).
+    state at the end of the step, after the impulses of friction and the
+    limits where they act, to ``z_next``, ``zd_next``.  No implicit
+    damping: a kernel of its own, so that the steps of a model without
+    stiff damping pay nothing for it (every argument costs its unboxing).
     """
-    return explicit_step(table, work, joints, method, damped, dt, z, zd,
-                         effort, stages, applied, z_next, zd_next, coupling)
+    return fixed_step_body(table, work, joints, method, damped, dt, z, zd,
+                           effort, stages, applied, z_next, zd_next, share,
+                           mass, columns, impulses, coupling)
 
 
 @compiled
 def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
                   stages, applied, z_next, zd_next, stiff, gains, reference,
-                  share, mass, columns, coupling):
+                  share, mass, columns, impulses, coupling):
     """Integrate, then solve the implicit damping (``implicit_fixed_step``)."""
     n = z.size
     if not (stiff.size == gains.size == reference.size == n
-            and mass.shape[0] == mass.shape[1] == n
-            and columns.shape[0] == 12 and columns.shape[1] == n):
+            and scratch_fits(n, mass, columns, impulses)):
         return BAD_SHAPES
     status = explicit_step(table, work, joints, method, damped, dt, z, zd,
                            effort, stages, applied, z_next, zd_next,
                            coupling)
-    if status != DONE:
+    if status != DONE and status != CONSTRAIN:
         return status
     bounded = stages[BOUNDED]
     damper_reference(joints, gains, reference, applied, zd_next, bounded)
-    status = implicit_damping(table, work, joints, dt, stiff, gains,
-                              bounded, share, z_next, zd_next,
-                              stages[SOLVE], mass, columns, coupling)
-    if status != DONE:
-        return status
+    if status == DONE:
+        status = implicit_damping(table, work, joints, dt, stiff, gains,
+                                  bounded, share, z_next, zd_next,
+                                  stages[SOLVE], mass, columns, coupling)
+    if status == CONSTRAIN:
+        # Impulses act (or the damping carried a joint onto a limit): the
+        # damping is solved for with them.
+        for i in range(n):
+            stages[STIFF, i] = stiff[i]
+            stages[GAINS, i] = gains[i]
+        status = impulse_step(table, work, joints, dt, share, True, z, zd,
+                              z_next, zd_next, stages, mass, columns,
+                              impulses, coupling)
+        if status == CONSTRAIN:   # the Python step's turn
+            return status
     # The controller's dampers are the actuators' too: their torque over
     # the step, at its end velocity (backward Euler), joins the effort.
     for i in range(n):
         applied[i] += gains[i] * (bounded[i] - zd_next[i])
-    return end_of_step(joints, z_next, zd_next)
+    if status != DONE:
+        return status
+    return DONE if finite_state(z_next, zd_next) else DIVERGED
 
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, MATRIX, VECTOR, VECTOR,
         VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, 'float64', MATRIX,
-        MATRIX, MATRIX)
+        MATRIX, MATRIX, MATRIX)
 def implicit_fixed_step(table, work, joints, method, damped, dt, z, zd,
                         effort, stages, applied, z_next, zd_next, stiff,
-                        gains, reference, share, mass, columns, coupling):
+                        gains, reference, share, mass, columns, impulses,
+                        coupling):
     """
     ``fixed_step``, then the implicit damping; return a status.
 
     The joints' damping ``stiff`` and the controller's dampers ``gains``
     toward ``reference`` velocities are integrated implicitly
     (``implicit_damping``, positions moved by ``share`` of the velocity
-    change; ``mass``, ``columns``: ``solve_scratch``) on the steps where
-    no impulse acts; ``applied`` then includes the dampers' torque.
+    change; ``mass``, ``columns``: ``solve_scratch``), with the impulses
+    of friction and the limits where they act (``impulse_step``;
+    ``impulses``: ``impulse_scratch``); ``applied`` then includes the
+    dampers' torque.
     """
     return implicit_step(table, work, joints, method, damped, dt, z, zd,
                          effort, stages, applied, z_next, zd_next, stiff,
-                         gains, reference, share, mass, columns, coupling)
+                         gains, reference, share, mass, columns, impulses,
+                         coupling)
 
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
         INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR, INPUT_VECTOR,
         MATRIX, VECTOR, VECTOR, VECTOR, INPUT_VECTOR, INPUT_VECTOR,
-        INPUT_VECTOR, 'float64', MATRIX, MATRIX, MATRIX)
+        INPUT_VECTOR, 'float64', MATRIX, MATRIX, MATRIX, MATRIX)
 def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
                        target, d, stages, applied, z_next, zd_next, stiff,
-                       gains, reference, share, mass, columns, coupling):
+                       gains, reference, share, mass, columns, impulses,
+                       coupling):
     """
     ``implicit_fixed_step`` under the effort of a position hold.
 
@@ -570,9 +664,10 @@ def position_hold_step(table, work, joints, method, damped, dt, z, zd, p,
         held[i] = p[i] * (target[i] - z[i]) - d[i] * zd[i]
         implicit = implicit or stiff[i] != 0.0 or gains[i] != 0.0
     if not implicit:
-        return explicit_step(table, work, joints, method, damped, dt, z, zd,
-                             held, stages, applied, z_next, zd_next,
-                             coupling)
+        return fixed_step_body(table, work, joints, method, damped, dt, z,
+                               zd, held, stages, applied, z_next, zd_next,
+                               share, mass, columns, impulses, coupling)
     return implicit_step(table, work, joints, method, damped, dt, z, zd,
                          held, stages, applied, z_next, zd_next, stiff,
-                         gains, reference, share, mass, columns, coupling)
+                         gains, reference, share, mass, columns, impulses,
+                         coupling)

@@ -113,7 +113,8 @@ class CompiledStep:
             return False
         self.method = self.kernel.INTEGRATOR_CODES[self.integrator_name]
         self.stages = self.kernel.stage_scratch(self.model)
-        self.mass, self.columns = self.kernel.solve_scratch(self.model)
+        self.mass, self.columns, self.impulses = \
+            self.kernel.solve_scratch(self.model)
         self.share = POSITION_SHARE[self.integrator_name]
         self.coupling = self.kernel.coupling(self.model) if self.coupled \
             else self.kernel.NO_COUPLING
@@ -155,13 +156,14 @@ class CompiledStep:
             status = self.kernel.fixed_step(
                 table, work, self.joints, self.method, self.damped, dt, z,
                 zd, effort, self.stages, applied, z_next, zd_next,
+                self.share, self.mass, self.columns, self.impulses,
                 self.coupling)
         else:
             status = self.kernel.implicit_fixed_step(
                 table, work, self.joints, self.method, self.damped, dt, z,
                 zd, effort, self.stages, applied, z_next, zd_next, stiff,
                 gains, reference, self.share, self.mass, self.columns,
-                self.coupling)
+                self.impulses, self.coupling)
         return status, applied, z_next, zd_next
 
     def hold(self, z, zd, p, target, d, dt, stiff, gains, reference):
@@ -180,7 +182,8 @@ class CompiledStep:
         status = self.kernel.position_hold_step(
             table, work, self.joints, self.method, self.damped, dt, z, zd, p,
             target, d, self.stages, applied, z_next, zd_next, stiff, gains,
-            reference, self.share, self.mass, self.columns, self.coupling)
+            reference, self.share, self.mass, self.columns, self.impulses,
+            self.coupling)
         return status, applied, z_next, zd_next
 
 

@@ -37,7 +37,8 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import example_arm_xml, robots_directory
 import pytest
-from sim_twins import assert_same_state, Spy
+from sim_twins import (assert_near_state, assert_same_state, Spy,
+                       take_state)
 from urdf_factory import random_urdf
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
@@ -88,7 +89,11 @@ def test_panda_under_a_position_pid_steps_as_in_python(panda, integrator):
 def test_limits_friction_saturation_and_wrap_as_in_python(friction,
                                                           integrator):
     # A tree with prismatic and continuous joints, damping, and efforts
-    # above the effort limit (100) driving joints onto their limits.
+    # above the effort limit (100) driving joints onto their limits.  The
+    # impulses of friction and the stops are solved in the kernel too
+    # (fast/joint_impulses.py), M^-1 by Cholesky against the Python
+    # step's np.linalg.inv: equal to rounding, each step taken from the
+    # same state (take_state).
     model = dr.load_urdf(random_urdf(1, 6, tree=True, prismatic=True,
                                      continuous=True))
     rng = np.random.default_rng(7)
@@ -97,22 +102,44 @@ def test_limits_friction_saturation_and_wrap_as_in_python(friction,
         model.friction = np.where(rng.uniform(size=model.nq) < 0.5,
                                   rng.uniform(0.5, 3.0, model.nq), 0.0)
     compiled, python = twins(model, integrator, qd0=rng.normal(size=6))
-    wraps = saturated = 0
+    wraps = saturated = at_limits = 0
     for k in range(STEPS):
         effort = 150.0 * np.sin(0.02 * k + np.arange(model.nq))
         before = compiled.q.copy()
         compiled.step(effort)
         python.step(effort)
-        assert_same_state(compiled, python)
+        assert_near_state(compiled, python)
+        take_state(compiled, python)
         wraps += np.sum(np.abs(compiled.q - before) > np.pi)
         saturated += np.sum(np.abs(compiled.applied_effort) == 100.0)
+        at_limits += np.sum((python.q == model.upper_limit)
+                            | (python.q == model.lower_limit))
     statuses = compiled.compiled.statuses
     kernel = compiled.compiled.kernel
-    assert wraps > 0 and saturated > 0
-    if friction:   # friction acts on every step
-        assert set(statuses) == {kernel.CONSTRAIN}
-    else:          # the limits on some steps only
-        assert set(statuses) == {kernel.DONE, kernel.CONSTRAIN}
+    assert wraps > 0 and saturated > 0 and at_limits > 0
+    assert set(statuses) == {kernel.DONE}   # no step left to Python
+
+
+@pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
+def test_friction_holds_and_lets_go_as_in_python(integrator):
+    # Coulomb friction on every joint and efforts around its level: joints
+    # stick (a velocity of exactly zero, the impulse inside its bounds)
+    # and slide by turns, several at once (the active-set method).
+    model = dr.load_urdf(random_urdf(3, 5, prismatic=True))
+    model.friction = np.full(model.nq, 2.0)
+    compiled, python = twins(model, integrator)
+    stuck = sliding = 0   # steps: two joints held; none
+    for k in range(STEPS):
+        effort = 2.5 * np.sin(0.03 * k + 1.3 * np.arange(model.nq))
+        compiled.step(effort)
+        python.step(effort)
+        assert_near_state(compiled, python)
+        take_state(compiled, python)
+        stuck += np.sum(python.qd == 0.0) >= 2
+        sliding += np.all(python.qd != 0.0)
+    assert stuck > 0 and sliding > 0   # two at once on some steps
+    kernel = compiled.compiled.kernel
+    assert set(compiled.compiled.statuses) == {kernel.DONE}
 
 
 def test_no_effort_and_effort_lists_as_in_python(panda):
@@ -225,16 +252,6 @@ def test_a_kernel_that_fails_to_load_leaves_the_python_step(
     assert_same_state(compiled, python)
 
 
-def assert_near_state(compiled, python, tolerance=1e-12):
-    """Assert both simulators agree to rounding (a Cholesky vs an LU)."""
-    assert compiled.t == python.t
-    for field in ('z', 'zd', 'applied_effort'):
-        a, b = getattr(compiled, field), getattr(python, field)
-        scale = max(1.0, np.max(np.abs(b)))
-        assert np.max(np.abs(a - b)) <= tolerance * scale, \
-            '%s differs by %g' % (field, np.max(np.abs(a - b)))
-
-
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
 def test_stiff_damping_is_solved_in_the_kernel_as_in_python(integrator):
     # xArm7's wrist damping is stiff (implicit); without its Coulomb
@@ -261,6 +278,54 @@ def test_stiff_damping_is_solved_in_the_kernel_as_in_python(integrator):
     kernel = compiled.compiled.kernel
     assert kernel.DONE in compiled.compiled.statuses
     assert np.all(np.abs(compiled.q - q0) > 1e-3)
+
+
+@pytest.mark.parametrize('hold', [False, True])
+def test_stiff_damping_with_friction_is_solved_with_the_impulses(hold):
+    # xArm7 as its URDF has it: stiff wrist damping and Coulomb friction
+    # on every joint, so every step ends in the impulses, the damping
+    # (the joints' and the handed-over dampers) solved with them
+    # (Simulator.constrain), in the kernel as in Python.
+    model = dr.load_urdf(os.path.join(robots_directory(), 'xarm_description',
+                                      'urdf', 'xarm7.urdf'))
+    assert np.all(model.friction > 0.0)
+    q0 = np.full(model.nq, 0.3)
+    compiled, python, (held, commanded) = held_pose_twins(
+        model, 'rk4', q0, q0 + 0.4, hand_over=True)
+    assert compiled.implicit
+    for _ in range(STEPS):
+        if hold:
+            compiled.hold_step(*held.hold(), held.damping)
+        else:
+            compiled.step(held(compiled.t, compiled.q, compiled.qd,
+                               compiled.dt), held.damping)
+        python.step(commanded(python.t, python.q, python.qd, python.dt),
+                    commanded.damping)
+        assert_near_state(compiled, python)
+        take_state(compiled, python)
+    assert held.damping is not None   # dampers handed over on every step
+    assert set(compiled.compiled.statuses) == {compiled.compiled.kernel.DONE}
+    # The arm moved; the last wrist joint, whose PID pulls less than its
+    # friction holds (its inertia, and so its gains, are small), stuck.
+    assert np.all(np.abs(compiled.q[:-1] - q0[:-1]) > 1e-3)
+    assert compiled.q[-1] == q0[-1] and compiled.qd[-1] == 0.0
+
+
+def test_divergence_with_friction_raises_the_python_step_error():
+    # A state that is no longer finite on a step that ends in impulses
+    # (friction): the kernel leaves the step to Python (CONSTRAIN), which
+    # says where it diverged.
+    model = dr.load_urdf(example_arm_xml('panda'))
+    model.friction = np.full(model.nq, 0.5)
+    compiled, python = twins(model, 'rk4', qd0=np.full(7, 1e200))
+    errors = []
+    for simulator in (compiled, python):
+        with pytest.raises(FloatingPointError) as error:
+            simulator.step()
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]
+    assert 'diverged at t = 0 s' in errors[0]
+    assert compiled.compiled.statuses == [compiled.compiled.kernel.CONSTRAIN]
 
 
 def held_pose_twins(model, integrator, q0, target, hand_over):

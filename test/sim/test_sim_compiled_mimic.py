@@ -35,7 +35,8 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from sim_twins import assert_same_state, run_commanded, Spy
+from sim_twins import (assert_near_state, assert_same_state, run_commanded,
+                       Spy, take_state)
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')
@@ -107,6 +108,36 @@ def test_a_position_hold_of_the_hand_steps_as_its_effort(panda_with_hand):
                     commanded.damping)
         assert_same_state(compiled, python)
     assert len(compiled.compiled.statuses) == 200
+
+
+@pytest.mark.parametrize('hold', [False, True])
+def test_the_closed_hand_on_its_limit_steps_in_the_kernel(panda_with_hand,
+                                                          hold):
+    # The fingers closed, at their lower limit (0 m: where simulation.launch
+    # starts them), squeezed shut by the hold while the arm moves: every
+    # step ends in the stop's impulse, solved in the kernel (Cholesky)
+    # as in Python (np.linalg.inv): equal to rounding from the same state.
+    model = panda_with_hand
+    q0, target = start_and_target(model)
+    q0[-1], target[-1] = 0.0, -0.01
+    compiled, python = twins(model, 'rk4', q0)
+    held, commanded = (JointCommands(model, *default_gains(model, q0))
+                       for _ in range(2))
+    for commands in (held, commanded):
+        commands.command_position(target)
+    for _ in range(200):
+        if hold:
+            compiled.hold_step(*held.hold(), held.damping)
+        else:
+            compiled.step(held(compiled.t, compiled.q, compiled.qd,
+                               compiled.dt), held.damping)
+        python.step(commanded(python.t, python.q, python.qd, python.dt),
+                    commanded.damping)
+        assert_near_state(compiled, python)
+        take_state(compiled, python)
+        assert compiled.q[-1] == 0.0   # on the stop, pushed into it
+    assert set(compiled.compiled.statuses) == {compiled.compiled.kernel.DONE}
+    assert np.all(np.abs(compiled.q[:-1] - q0[:-1]) > 1e-3)
 
 
 def test_the_coupled_step_agrees_with_the_numpy_mimic_dynamics(
