@@ -13,7 +13,7 @@
 # limitations under the License.
 
 """
-One fixed simulator step of a rigid model, compiled: the smooth part.
+One fixed simulator step of a rigid model, compiled, impulses included.
 
 The step ``dynamics_ros.sim.simulator.Simulator.step`` takes with an effort
 held over the step, from the saturation of the effort to the end of the
@@ -32,10 +32,13 @@ Cholesky (``cholesky``), which is the Python step's solve in other
 arithmetic (np.linalg.inv there): the same numbers to rounding, about
 1e-15 relative, not bit for bit.
 
-What is left to the Python step: the friction and limit impulses (only on
-the steps where they act, the kernel says which; with stiff damping the
-Python step then also solves for it), the wrap of continuous joints, and
-the error messages.
+The friction and limit impulses too, on the steps where they act
+(``impulse_step``, ``joint_impulses.constrain``: Simulator.constrain,
+with M^-1 by Cholesky, so equal to rounding as the implicit damping),
+the stiff damping then solved with them.  What is left to the Python
+step: the wrap of continuous joints, the error messages, and the
+impulses where the kernel cannot solve them (a state that is not
+finite, a matrix that is not positive definite: status CONSTRAIN).
 
 A model with mimic joints (``MimicModel``) steps in its independent
 coordinates q through the same kernels, given its ``coupling``: the tree
@@ -350,7 +353,7 @@ def end_of_step(joints, q, qd):
     """
     Return CONSTRAIN, DIVERGED or DONE for the integrated state.
 
-    CONSTRAIN on the steps Simulator._constrain has something to do:
+    CONSTRAIN on the steps Simulator.constrain has something to do:
     a joint with Coulomb friction, or one at or past a position limit.
     DIVERGED as the finite test of Simulator.step (sums in numpy's order
     for fewer than 8 numbers).
@@ -440,12 +443,12 @@ def implicit_damping(table, work, joints, dt, stiff, gains, reference, share,
     """
     Add the implicit damping's velocity change to (q, qd); return a status.
 
-    Simulator._constrain on a step without impulses: with D = ``stiff`` +
+    Simulator.constrain on a step without impulses: with D = ``stiff`` +
     ``gains`` (the joints' stiff damping and the controller's dampers),
     (M(q) + dt D) dqd = dt (gains reference - D qd), qd += dqd,
-    q += share dt dqd.  CONSTRAIN, with (q, qd) untouched, where the Python
-    step has to take over: M + dt D not positive definite (NaN), or the
-    change carrying a joint onto a limit.
+    q += share dt dqd.  CONSTRAIN, with (q, qd) untouched, where the solve
+    with the impulses has to take over (``impulse_step``): M + dt D not
+    positive definite (NaN), or the change carrying a joint onto a limit.
     """
     n = q.shape[0]
     mass_matrix(table, work, coupling, q, mass, columns)

@@ -23,11 +23,12 @@ coordinates through the ``coupling`` of fast/sim_step.py; not a
 FlexibleModel; one driven by motors has a kernel of its own, below) with
 ``rk4`` or
 ``semi_implicit_euler`` while the compiled path is on
-(``dynamics_ros.fast.ENABLED``); the steps where friction or a limit acts
-still end in the Python impulse code.  The kernel integrates the explicit
-part of the damping (``set_damping``) and, on the steps without
-impulses, the implicit solve of the stiff damping (simulator.py); where
-impulses act, the Python code solves for both together.
+(``dynamics_ros.fast.ENABLED``).  The kernel integrates the explicit
+part of the damping (``set_damping``), solves the stiff damping
+implicitly (simulator.py) and, on the steps where friction or a limit
+acts, the impulses with it (``fast.joint_impulses``); it leaves a step
+to the Python impulse code (status CONSTRAIN) only where it cannot take
+it: a state that is not finite, a matrix that is not positive definite.
 
 A RobotModel driven by DC motors (sim/actuated.py) steps through
 ``fast.motor_step`` (``CompiledMotorStep``): the winding currents with the
@@ -145,7 +146,7 @@ class CompiledStep:
 
         ``stiff``: the joints' damping integrated implicitly, and the
         controller's dampers ``gains`` toward ``reference`` velocities
-        (Simulator._constrain); None: no implicit damping.
+        (Simulator.constrain); None: no implicit damping.
         """
         pack = self.ready()
         if pack is None:

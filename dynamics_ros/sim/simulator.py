@@ -67,12 +67,15 @@ With an effort held over the step (an array, or None) on a RobotModel or
 a MimicModel with ``rk4`` or ``semi_implicit_euler``, steps 1 and 2 run
 compiled in one call while the compiled path is on (compiled_step.py,
 dynamics_ros.fast.sim_step: the same operations in the same order, so the
-same numbers, about 5x faster); so does step 3's implicit damping on the
-steps where no impulse acts (CRBA and Cholesky there, numpy's inverse
-here: equal to rounding).  The kernel says whether step 3 has anything
-else to do; the impulses and step 4 stay the Python code below.  A
-motor-driven plant has a compiled step of its own (motor_plant.py); a
-FlexibleModel's steps are all Python (``compiled`` stays None).
+same numbers, about 5x faster); so does step 3, the implicit damping and
+the impulses of friction and the limits (dynamics_ros.fast.joint_impulses:
+the operations of ``constrain`` below, M^-1 by CRBA and Cholesky there,
+numpy's inverse here: equal to rounding).  Step 4 stays the Python code
+below, and so does step 3 where the kernel cannot take it (a state that
+is not finite, a matrix that is not positive definite: the errors are
+this module's).  A motor-driven plant has a compiled step of its own
+(motor_plant.py); a FlexibleModel's steps are all Python (``compiled``
+stays None).
 """
 
 from dataclasses import dataclass
