@@ -28,6 +28,11 @@ node's clock stands still.
 ``--help`` (or ``-h``, also after ``--ros-args``) prints the usage and the
 node's parameter tables and exits 0 before rclpy starts (``node_help``).
 
+A node class's ``ENVIRONMENT_DEFAULTS`` (name: value) are put into the
+environment before rclpy starts, where the variable is not set already:
+middleware settings the node runs best with, which its user can still
+override (simulator_node's publication mode).
+
 Shutdown is orderly: rclpy's own signal handling is off, the executor
 (rclpy's events executor) spins in a worker thread with a short timeout,
 and the main thread waits for the signal, then stops the executor,
@@ -41,6 +46,8 @@ action, and a signal then would kill a node that already stopped cleanly
 (exit status -2 instead of 0).  SIGKILL still ends it.
 """
 
+import gc
+import os
 import signal
 import sys
 import threading
@@ -143,6 +150,11 @@ def run(node_class, args=None):
     """Create ``node_class()`` and spin it; return the exit status."""
     if help_requested(sys.argv[1:] if args is None else args):
         return print_help(node_class)   # before rclpy: no ROS graph
+    # What the node's middleware should default to (the RMW reads it when
+    # rclpy starts); a value already in the environment stays.
+    for name, value in getattr(node_class, 'ENVIRONMENT_DEFAULTS',
+                               {}).items():
+        os.environ.setdefault(name, value)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     stop = threading.Event()
 
@@ -176,6 +188,11 @@ def run(node_class, args=None):
         failure.append('[%s] cannot start: %s\n' % (
             node_class.__name__, cut(error, LOG_CHARS)))
     if node is not None:
+        # What exists now (modules, numba's kernels, the model) lives as
+        # long as the process: out of the cyclic collector's reach.  Else
+        # each full collection walks those millions of objects again, in
+        # the middle of a callback.
+        gc.freeze()
         # rclpy's events executor (its event loop is C++): a node on
         # use_sim_time wakes for every /clock, and the stock executor's
         # Python wait set cost about twice the CPU per wake-up.
