@@ -28,11 +28,6 @@ node's clock stands still.
 ``--help`` (or ``-h``, also after ``--ros-args``) prints the usage and the
 node's parameter tables and exits 0 before rclpy starts (``node_help``).
 
-A node class's ``ENVIRONMENT_DEFAULTS`` (name: value) are put into the
-environment before rclpy starts, where the variable is not set already:
-middleware settings the node runs best with, which its user can still
-override (simulator_node's publication mode).
-
 Shutdown is orderly: rclpy's own signal handling is off, the executor
 (rclpy's events executor) spins in a worker thread with a short timeout,
 and the main thread waits for the signal, then stops the executor,
@@ -47,7 +42,6 @@ action, and a signal then would kill a node that already stopped cleanly
 """
 
 import gc
-import os
 import signal
 import sys
 import threading
@@ -150,11 +144,6 @@ def run(node_class, args=None):
     """Create ``node_class()`` and spin it; return the exit status."""
     if help_requested(sys.argv[1:] if args is None else args):
         return print_help(node_class)   # before rclpy: no ROS graph
-    # What the node's middleware should default to (the RMW reads it when
-    # rclpy starts); a value already in the environment stays.
-    for name, value in getattr(node_class, 'ENVIRONMENT_DEFAULTS',
-                               {}).items():
-        os.environ.setdefault(name, value)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     stop = threading.Event()
 

@@ -78,13 +78,6 @@ class SimulatorNode(SimulatorInputs, SimulatorLoop, SimulatorLockstep,
                     SimulatorPayload, SimulatorPlants, Node):
     """Simulate the model and speak ros2_control's joint topics."""
 
-    # Fast DDS (the default RMW) sends a sample to each subscriber from the
-    # publishing thread by default, taking each reader's shared-memory port
-    # lock: the step loop then waits whenever a subscriber's process holds
-    # it.  Asynchronous publication hands the sending to Fast DDS's own
-    # thread.  Other RMWs ignore the variable; a value set outside stays.
-    ENVIRONMENT_DEFAULTS = {'RMW_FASTRTPS_PUBLICATION_MODE': 'ASYNCHRONOUS'}
-
     def __init__(self, **kwargs):
         """Declare parameters, topics, the reset service and the model."""
         super().__init__('simulator_node', **kwargs)

@@ -23,9 +23,8 @@ was refused as "ahead of the node clock".
 
 End: a second SIGINT during exit must not kill the process.
 
-Between the two: a node class's ``ENVIRONMENT_DEFAULTS`` reach the
-environment before rclpy starts, a value set outside staying; and what
-exists once the node is made is frozen out of the cyclic collector (a
+Between the two: what exists once the node is made is frozen out of the
+cyclic collector (a
 full collection walks the 150 000 objects of a node with its kernels
 loaded in about 80 ms: a stall of 80 steps at 1 kHz).
 
@@ -61,15 +60,10 @@ from dynamics_ros.fast.compiler import kernels_cached
 from dynamics_ros.nodes.shared.entry_point import run
 
 class StopAtOnce(Node):
-    ENVIRONMENT_DEFAULTS = {'DYNAMICS_ROS_TEST_UNSET': 'default',
-                            'DYNAMICS_ROS_TEST_SET': 'default'}
-
     def __init__(self):
         super().__init__('stop_at_once')
         global made
         made = len(gc.get_objects())
-        print('environment', os.environ.get('DYNAMICS_ROS_TEST_UNSET'),
-              os.environ.get('DYNAMICS_ROS_TEST_SET'))
         names = fast.KERNEL_MODULES + fast.DERIVATIVE_MODULES
         print('cached', fast.ENABLED and kernels_cached())
         print('loaded before the node', sorted(
@@ -94,8 +88,7 @@ def done():
     """Run the node that stops at once, in a process of its own."""
     return subprocess.run(
         [sys.executable, '-c', STOPPING_AT_ONCE], capture_output=True,
-        text=True, timeout=300, env=dict(node_environment(DOMAIN_ID),
-                                         DYNAMICS_ROS_TEST_SET='outside'))
+        text=True, timeout=300, env=node_environment(DOMAIN_ID))
 
 
 def test_the_cached_kernels_are_loaded_before_the_node(done):
@@ -112,10 +105,6 @@ def test_after_an_orderly_stop_further_signals_are_ignored(done):
     # Without the fix the handlers left are run()'s own (False False), and
     # finalization would reset them to "die of the signal".
     assert 'ignored True True' in done.stdout, done.stdout
-
-
-def test_environment_defaults_fill_in_what_is_unset(done):
-    assert 'environment default outside' in done.stdout, done.stdout
 
 
 def test_what_the_node_holds_is_frozen_out_of_the_collector(done):
