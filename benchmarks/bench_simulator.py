@@ -81,8 +81,9 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from timing import per_call  # noqa: E402
 
-# Domains 176-179: in process, rclpy subscriber, light subscriber, alone.
-DOMAIN_ID = 176
+# ROS_DOMAIN_IDs of the runs: in process, rclpy subscriber, light
+# subscriber, alone (``main``: reserved, or --domain and the next three).
+DOMAIN_IDS = [176, 177, 178, 179]
 RATE = 1000.0
 GOAL = 10.0
 HAND_GOAL = 20.0   # ROS-free, the Panda with its hand (docstring, part 1)
@@ -312,7 +313,7 @@ def ros_free(model, oracle, steps):
 def node_in_process(xml, steps):
     """Print the cost of one step of simulator_node's loop, in process."""
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=DOMAIN_ID)
+    rclpy.init(context=context, domain_id=DOMAIN_IDS[0])
     node = SimulatorNode(context=context, parameter_overrides=[
         Parameter('robot_description', value=xml),
         Parameter('real_time_factor', value=0.0),
@@ -396,11 +397,11 @@ def machine_ticks():
 
 def node_alone(xml, model, seconds):
     """Return the real-time factor simulator_node logs when nobody listens."""
-    node = NodeProcess('simulator_node', DOMAIN_ID + 3, {
+    node = NodeProcess('simulator_node', DOMAIN_IDS[3], {
         'robot_description': xml, 'rate': RATE, 'integrator': 'rk4',
         'real_time_factor': 0.0, 'publish_rate': 0.0,
         'publish_clock': True})
-    tester = RosTester(DOMAIN_ID + 3, 'bench_simulator_commands')
+    tester = RosTester(DOMAIN_IDS[3], 'bench_simulator_commands')
     try:
         # The same hold of the start pose, published but not listened to.
         hold = tester.publisher(Float64MultiArray,
@@ -467,7 +468,7 @@ class RclpySubscriber:
 
 def node_run(xml, model, seconds, light):
     """Return figures of simulator_node publishing to a subscriber."""
-    domain = DOMAIN_ID + (2 if light else 1)
+    domain = DOMAIN_IDS[2 if light else 1]
     node = NodeProcess('simulator_node', domain, {
         'robot_description': xml, 'rate': RATE, 'integrator': 'rk4',
         'real_time_factor': 0.0, 'publish_rate': 0.0,
@@ -557,7 +558,7 @@ def hand_launch_run(seconds, trajectory=False):
             'ros__parameters']
     urdf = os.path.join(robots_directory(), 'panda_description', 'urdf',
                         'panda.urdf')
-    domain = DOMAIN_ID + 3
+    domain = DOMAIN_IDS[3]
     node = NodeProcess('simulator_node', domain, dict(
         config, urdf_path=urdf, tip_link='panda_link8',
         real_time_factor=0.0))
@@ -627,7 +628,7 @@ def hand_launch(seconds):
 
 def main(argv):
     """Run the measurements and print the verdict."""
-    global DOMAIN_ID
+    global DOMAIN_IDS
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('seconds', nargs='?', type=float, default=10.0,
                         help='wall-clock seconds per node run (default 10)')
@@ -653,13 +654,11 @@ def main(argv):
         motors_ros_free(model, 300)
         return 0
     if args.domain is not None:
-        DOMAIN_ID = args.domain
+        DOMAIN_IDS = [args.domain + k for k in range(4)]
     else:
-        # Consecutive ids: reserve until four in a row are ours.
-        taken = [reserve_domain_id('bench_simulator') for _ in range(4)]
-        while taken[-1] - taken[-4] != 3:
-            taken.append(reserve_domain_id('bench_simulator'))
-        DOMAIN_ID = taken[-4]
+        # Any four free ids (waiting for four in a row could take them
+        # all: the harness hands out the one unused longest first).
+        DOMAIN_IDS = [reserve_domain_id('bench_simulator') for _ in range(4)]
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     if args.hand_launch:
         hand_launch(seconds)
