@@ -92,6 +92,26 @@ def take_state(simulator, source):
     simulator.applied_effort = source.applied_effort.copy()
 
 
+def step_near(compiled, python, held, commanded, hold):
+    """
+    Step both under a position PID each; compare to rounding; re-align.
+
+    The compiled twin under ``held`` (``hold_step`` with ``hold``, else
+    ``step`` with its effort), the Python one under ``commanded``'s
+    effort, both with the PID's dampers; then the compiled twin takes the
+    Python one's state (``take_state``).
+    """
+    if hold:
+        compiled.hold_step(*held.hold(), held.damping)
+    else:
+        compiled.step(held(compiled.t, compiled.q, compiled.qd, compiled.dt),
+                      held.damping)
+    python.step(commanded(python.t, python.q, python.qd, python.dt),
+                commanded.damping)
+    assert_near_state(compiled, python)
+    take_state(compiled, python)
+
+
 def run_commanded(simulators, model, q0, target, steps, check,
                   damping=None):
     """

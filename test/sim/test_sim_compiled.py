@@ -38,7 +38,7 @@ import numpy as np
 from oracle import example_arm_xml, robots_directory
 import pytest
 from sim_twins import (assert_near_state, assert_same_state, Spy,
-                       take_state)
+                       step_near, take_state)
 from urdf_factory import random_urdf
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
@@ -294,15 +294,7 @@ def test_stiff_damping_with_friction_is_solved_with_the_impulses(hold):
         model, 'rk4', q0, q0 + 0.4, hand_over=True)
     assert compiled.implicit
     for _ in range(STEPS):
-        if hold:
-            compiled.hold_step(*held.hold(), held.damping)
-        else:
-            compiled.step(held(compiled.t, compiled.q, compiled.qd,
-                               compiled.dt), held.damping)
-        python.step(commanded(python.t, python.q, python.qd, python.dt),
-                    commanded.damping)
-        assert_near_state(compiled, python)
-        take_state(compiled, python)
+        step_near(compiled, python, held, commanded, hold)
     assert held.damping is not None   # dampers handed over on every step
     assert set(compiled.compiled.statuses) == {compiled.compiled.kernel.DONE}
     # The arm moved; the last wrist joint, whose PID pulls less than its

@@ -35,8 +35,8 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import robots_directory
 import pytest
-from sim_twins import (assert_near_state, assert_same_state, run_commanded,
-                       Spy, take_state)
+from sim_twins import (assert_same_state, run_commanded, Spy,
+                       step_near)
 
 pytestmark = pytest.mark.skipif(not fast.ENABLED,
                                 reason='the compiled path is off')
@@ -126,15 +126,7 @@ def test_the_closed_hand_on_its_limit_steps_in_the_kernel(panda_with_hand,
     for commands in (held, commanded):
         commands.command_position(target)
     for _ in range(200):
-        if hold:
-            compiled.hold_step(*held.hold(), held.damping)
-        else:
-            compiled.step(held(compiled.t, compiled.q, compiled.qd,
-                               compiled.dt), held.damping)
-        python.step(commanded(python.t, python.q, python.qd, python.dt),
-                    commanded.damping)
-        assert_near_state(compiled, python)
-        take_state(compiled, python)
+        step_near(compiled, python, held, commanded, hold)
         assert compiled.q[-1] == 0.0   # on the stop, pushed into it
     assert set(compiled.compiled.statuses) == {compiled.compiled.kernel.DONE}
     assert np.all(np.abs(compiled.q[:-1] - q0[:-1]) > 1e-3)
