@@ -37,6 +37,7 @@ from dynamics_ros.sim.simulator import Simulator
 import numpy as np
 from oracle import example_arm_xml, robots_directory
 import pytest
+from robot_sets import robot_sources
 from sim_twins import (assert_near_state, assert_same_state, Spy,
                        step_near, take_state)
 from urdf_factory import random_urdf
@@ -118,6 +119,30 @@ def test_limits_friction_saturation_and_wrap_as_in_python(friction,
     kernel = compiled.compiled.kernel
     assert wraps > 0 and saturated > 0 and at_limits > 0
     assert set(statuses) == {kernel.DONE}   # no step left to Python
+
+
+@pytest.mark.parametrize('name, xml', robot_sources(),
+                         ids=[name for name, _ in robot_sources()])
+def test_every_arm_pressed_onto_its_limits_steps_as_in_python(name, xml):
+    # Each arm of the dynamics tests (example-robot-data's, the shipped
+    # ones, generated trees) from its lower limits (0 where a joint has
+    # none), pushed further down at a third of its effort limit, with
+    # Coulomb friction on every joint: the stops and the friction act on
+    # every step, several joints at once, in the kernel as in Python.
+    model = dr.load_urdf(xml)
+    model.friction = np.full(model.nq, 0.5)
+    lower = np.where(np.isfinite(model.lower_limit), model.lower_limit, 0.0)
+    compiled, python = twins(model, 'rk4', q0=lower)
+    effort = -np.minimum(model.effort_limit, 1e3) / 3.0
+    on_stops = 0
+    for _ in range(100):
+        compiled.step(effort)
+        python.step(effort)
+        assert_near_state(compiled, python)
+        take_state(compiled, python)
+        on_stops += np.sum(python.q == model.lower_limit)
+    assert on_stops > 0
+    assert set(compiled.compiled.statuses) == {compiled.compiled.kernel.DONE}
 
 
 @pytest.mark.parametrize('integrator', ['rk4', 'semi_implicit_euler'])
