@@ -593,6 +593,8 @@ def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
         status = implicit_damping(table, work, joints, dt, stiff, gains,
                                   bounded, share, z_next, zd_next,
                                   stages[SOLVE], mass, columns, coupling)
+        if status == DONE and not finite_state(z_next, zd_next):
+            status = DIVERGED
     if status == CONSTRAIN:
         # Impulses act (or the damping carried a joint onto a limit): the
         # damping is solved for with them.
@@ -608,9 +610,7 @@ def implicit_step(table, work, joints, method, damped, dt, z, zd, effort,
     # the step, at its end velocity (backward Euler), joins the effort.
     for i in range(n):
         applied[i] += gains[i] * (bounded[i] - zd_next[i])
-    if status != DONE:
-        return status
-    return DONE if finite_state(z_next, zd_next) else DIVERGED
+    return status   # DONE or DIVERGED, each path tested the state once
 
 
 @kernel('int64', MATRIX, MATRIX, MATRIX, 'int64', 'boolean', 'float64',
