@@ -97,9 +97,15 @@ def node_interfaces():
                 topics = {t.topic_name for t in node.publishers}
                 topics |= {s.topic_name for s in node.subscriptions}
                 # High-rate inputs live on helper nodes of their own
-                # (nodes/shared/dedicated_subscription.py), resolved by this node.
-                topics |= {v.subscription.topic_name
-                           for v in vars(node).values()
+                # (nodes/shared/dedicated_subscription.py and
+                # polled_subscription.py, held alone or in a list of
+                # tuples), resolved by this node.
+                held = list(vars(node).values())
+                for value in list(held):
+                    if isinstance(value, (list, tuple)):
+                        held += [part for item in value for part in (
+                            item if isinstance(item, tuple) else (item,))]
+                topics |= {v.subscription.topic_name for v in held
                            if hasattr(v, 'subscription')
                            and hasattr(v.subscription, 'topic_name')}
                 interfaces[name] = dict(

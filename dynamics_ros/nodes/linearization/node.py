@@ -19,8 +19,11 @@ At ``rate`` Hz it linearizes the dynamics (``dr.linearize``) about the
 latest ``joint_states`` and the last ``effort_commands`` (gravity torques
 until one arrives) and publishes ``state_space/A``, ``state_space/B`` and
 ``state_space/operating_point``; x = [q; qd] and u = tau in ``joints``
-order.  Topics, parameters (``linearization/parameters.py``) and
-behaviour: doc/nodes/linearization_node.md.
+order.  Both inputs are read at each tick (``PolledSubscription``): the
+messages since the last one, in their order, without a wake-up for each.
+In lockstep every state is answered on arrival instead.  Topics,
+parameters (``linearization/parameters.py``) and behaviour:
+doc/nodes/linearization_node.md.
 """
 
 import threading
@@ -39,7 +42,8 @@ from ..shared.friction_input import load_friction
 from ..shared.joint_state_input import JointStateInput, node_seconds, state_qos
 from ..shared.model_source import model_index, ModelSource, NO_MODEL
 from ..shared.parameters import publishers
-from ..shared.qos import COMMAND_QOS
+from ..shared.polled_subscription import PolledSubscription
+from ..shared.qos import COMMAND_QOS, POLLED_STATE_QOS
 from ..shared.throttled_warnings import node_warnings
 from ...dynamics.bias import gravity_torques
 from ...dynamics.linearize import linearize, linearize_with_friction
@@ -62,11 +66,12 @@ class LinearizationNode(Node):
     def __init__(self, **kwargs):
         """Declare parameters, topics, the timer and the model source."""
         super().__init__('linearization_node', **kwargs)
-        self.lock = threading.Lock()  # joint_states run on their own thread
+        self.lock = threading.Lock()  # lockstep: states on their own thread
         # None until the model source gives a model and states arrive.
         self.model = self.index = self.joint_names = self.friction = None
         self.state = self.command = None
         self.state_subscription = None  # destroy_node may run on a failed
+        self.polled = []                # start
         PARAMETERS.declare(self)
         PARAMETERS.refuse_at_start(self)
         self.lockstep = self.get_parameter('lockstep').value
@@ -79,14 +84,22 @@ class LinearizationNode(Node):
         self.source = ModelSource(self, self.on_model)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.add_post_set_parameters_callback(self.apply_parameters)
-        self.state_subscription = DedicatedSubscription(
-            self, JointState, 'joint_states',
-            self.warnings.dropping('joint_states', self.on_joint_state),
-            state_qos(self))
-        self.create_subscription(
-            Float64MultiArray, 'effort_commands',
-            self.warnings.dropping('effort_commands', self.on_command),
-            COMMAND_QOS)
+        receive_command = self.warnings.dropping('effort_commands',
+                                                 self.on_command)
+        if self.lockstep:   # every state answered on arrival
+            self.state_subscription = DedicatedSubscription(
+                self, JointState, 'joint_states', self.warnings.dropping(
+                    'joint_states', self.on_joint_state), state_qos(self))
+            self.create_subscription(Float64MultiArray, 'effort_commands',
+                                     receive_command, COMMAND_QOS)
+        else:   # read at each tick
+            self.polled = [
+                ('joint_states', PolledSubscription(
+                    self, JointState, 'joint_states', POLLED_STATE_QOS),
+                 self.on_polled_state),
+                ('effort_commands', PolledSubscription(
+                    self, Float64MultiArray, 'effort_commands', COMMAND_QOS),
+                 lambda msg, superseded: receive_command(msg))]
         self.timer = self.create_timer(
             1e-9 * timer_period_ns(self.get_parameter('rate').value),
             self.on_timer)
@@ -144,6 +157,9 @@ class LinearizationNode(Node):
         if self.state_subscription is not None:
             self.state_subscription.destroy()
             self.state_subscription = None
+        for _, subscription, _ in self.polled:
+            subscription.destroy()
+        self.polled = []
         return super().destroy_node()
 
     def on_joint_state(self, msg):
@@ -165,6 +181,17 @@ class LinearizationNode(Node):
                 np.array(state.effort, dtype=float)
         self.publish_linearization(tau)
 
+    def on_polled_state(self, msg, superseded):
+        """Read a state at the tick; ``superseded``: a newer one follows."""
+        try:
+            self.on_joint_state(msg)
+        except BadInput as error:
+            # Read at the tick, a state is older than it was on arrival:
+            # past max_state_age then, with a newer one behind it, it is
+            # no stalled driver (the newest is still checked).
+            if not (superseded and error.kind == 'stale'):
+                self.warnings.ignored('joint_states', str(error), error.kind)
+
     def on_command(self, msg):
         """Keep the last valid effort command (joints order -> model)."""
         if self.model is None:   # dropped with a warning (dropping)
@@ -176,7 +203,14 @@ class LinearizationNode(Node):
         self.command = tau
 
     def on_timer(self):
-        """Linearize about the operating point and publish."""
+        """Read the inputs since the last tick; linearize and publish."""
+        for topic, subscription, receive in self.polled:
+            messages, errors = subscription.take()
+            for position, msg in enumerate(messages, 1):
+                receive(msg, position < len(messages))
+            for error in errors:
+                self.warnings.ignored(topic, 'not readable (%s)' % type(
+                    error).__name__, 'not readable')
         self.publish_linearization()
 
     def publish_linearization(self, effort=None):

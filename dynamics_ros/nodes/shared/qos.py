@@ -26,6 +26,10 @@ QoS profiles of dynamics_ros topics (see docs ros2-conventions.md, QoS rules).
   depth 100): a simulator in lockstep waits for every answer, so none may
   be lost; it has at most one state outstanding, so depth never binds
   while the peers keep up;
+- ``POLLED_STATE_QOS``: ``joint_states`` read at a node's own rate
+  (``PolledSubscription``: best effort like ``STATE_QOS``, keep last 100:
+  a tick at 10 Hz merges every state of a 1 kHz driver, and of several
+  publishers each sending part of the joints);
 - ``DESCRIPTION_QOS``: the ``robot_description`` topic (reliable,
   transient-local, depth 1: the latched URDF robot_state_publisher sends).
 """
@@ -44,6 +48,10 @@ COMMAND_QOS = PUBLISH_QOS
 LOCKSTEP_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                           reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.VOLATILE)
+
+POLLED_STATE_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                              reliability=ReliabilityPolicy.BEST_EFFORT,
+                              durability=DurabilityPolicy.VOLATILE)
 
 DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                              reliability=ReliabilityPolicy.RELIABLE,
