@@ -110,8 +110,10 @@ def scripted_run():
     try:
         # The simulator waits at t = 0 for every peer; this one answers
         # only once the script has gone out (TrackingRecorder.go).
+        # Three node processes start and load their kernels first: more
+        # than 60 s once in a loaded `make test` (as a restarted peer).
         tester.wait_for(lambda: recorder.latest_time() is not None,
-                        what='the first joint state')
+                        timeout=180.0, what='the first joint state')
         for publisher in (recorder.controller_trajectory, pushes):
             tester.wait_for_subscriber(publisher)
         # The observer answers the simulator as soon as it is matched with
