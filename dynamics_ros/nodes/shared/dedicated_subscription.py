@@ -45,6 +45,27 @@ from rclpy.parameter import Parameter
 WAIT_S = 0.1  # how soon the thread notices destroy()
 
 
+def helper_subscription(node, msg_type, topic, callback, qos, raw=False):
+    """
+    Return (helper node, subscription) of ``topic`` beside ``node``.
+
+    The helper (``_<node>_<topic>``) has no parameter services, no rosout
+    and no QoS event handlers; ``node`` resolves the topic, so its
+    namespace and remaps apply.
+    """
+    resolved = node.resolve_topic_name(topic)
+    helper = rclpy.create_node(
+        '_%s%s' % (node.get_name(), resolved.replace('/', '_')),
+        context=node.context, namespace=node.get_namespace(),
+        use_global_arguments=False, enable_rosout=False,
+        start_parameter_services=False, parameter_overrides=[
+            Parameter('start_type_description_service', value=False)])
+    return helper, helper.create_subscription(
+        msg_type, resolved, callback, qos, raw=raw,
+        event_callbacks=SubscriptionEventCallbacks(
+            use_default_callbacks=False))
+
+
 class DedicatedSubscription:
     """Subscribe ``callback`` to ``topic`` on a thread of its own."""
 
@@ -53,22 +74,14 @@ class DedicatedSubscription:
         self.context = node.context
         self.logger = node.get_logger()
         self.callback = callback
-        resolved = node.resolve_topic_name(topic)
-        self.node = rclpy.create_node(
-            '_%s%s' % (node.get_name(), resolved.replace('/', '_')),
-            context=self.context, namespace=node.get_namespace(),
-            use_global_arguments=False, enable_rosout=False,
-            start_parameter_services=False, parameter_overrides=[
-                Parameter('start_type_description_service', value=False)])
-        self.subscription = self.node.create_subscription(
-            msg_type, resolved, self._call, qos, raw=raw,
-            event_callbacks=SubscriptionEventCallbacks(
-                use_default_callbacks=False))
+        self.node, self.subscription = helper_subscription(
+            node, msg_type, topic, self._call, qos, raw)
         self.executor = EventsExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True,
-                                       name='dedicated ' + resolved)
+        self.thread = threading.Thread(
+            target=self._serve, daemon=True,
+            name='dedicated ' + self.subscription.topic_name)
         self.thread.start()
 
     def _serve(self):

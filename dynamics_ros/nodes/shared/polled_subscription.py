@@ -31,9 +31,7 @@ apply.  ``destroy()`` destroys the helper node; call it before shutting
 rclpy down.
 """
 
-import rclpy
-from rclpy.event_handler import SubscriptionEventCallbacks
-from rclpy.parameter import Parameter
+from .dedicated_subscription import helper_subscription
 
 
 class PolledSubscription:
@@ -43,17 +41,8 @@ class PolledSubscription:
         """Create the helper node and its subscription (never spun)."""
         # One take drains at most this many: what arrives meanwhile waits.
         self.limit = 2 * qos.depth + 1
-        resolved = node.resolve_topic_name(topic)
-        self.node = rclpy.create_node(
-            '_%s%s' % (node.get_name(), resolved.replace('/', '_')),
-            context=node.context, namespace=node.get_namespace(),
-            use_global_arguments=False, enable_rosout=False,
-            start_parameter_services=False, parameter_overrides=[
-                Parameter('start_type_description_service', value=False)])
-        self.subscription = self.node.create_subscription(
-            msg_type, resolved, self.never_called, qos,
-            event_callbacks=SubscriptionEventCallbacks(
-                use_default_callbacks=False))
+        self.node, self.subscription = helper_subscription(
+            node, msg_type, topic, self.never_called, qos)
 
     @staticmethod
     def never_called(msg):
