@@ -37,8 +37,8 @@ second of each process (/proc).  The speeds are also given as ratios to
 the simulator alone in the same round: the machine's speed cancels out
 of them, the graph's cost does not.
 
-Needs the real ros2 tools (``../shared/ros2-tools``: installed into this
-venv if missing) and colcon; builds the package into a temporary
+Needs the real ros2 tools (``../shared/ros2-tools``, installed into this
+venv) and colcon; builds the package into a temporary
 workspace.  DDS stays on loopback in ROS_DOMAIN_IDs reserved for the run.
 
 Run: ``.venv/bin/python benchmarks/bench_simulation_graph.py [--rounds N]
@@ -57,8 +57,6 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'test'))
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = os.path.join(os.path.dirname(REPO_ROOT), 'shared', 'ros2-tools')
 GRAPHS = ('launch', 'do-nothing peers', 'simulator + robot_state_publisher',
           'simulator alone')
 GOAL = 10.0  # issue 41: the launch at 10x real time or more
@@ -84,30 +82,6 @@ def peer(name):
     except (KeyboardInterrupt, Exception):  # noqa: B902 (stopped)
         pass
     return 0
-
-
-def workspace(folder):
-    """Install the tools if needed, build with colcon; return bash setup."""
-    venv = sys.prefix
-    setup_tools = os.path.join(venv, 'share', 'ros2-tools', 'setup.sh')
-    if not os.path.exists(setup_tools):
-        if not os.path.isdir(TOOLS):
-            sys.exit('the ros2 tools are not installed in %s and %s is '
-                     'missing' % (venv, TOOLS))
-        subprocess.run(['bash', os.path.join(TOOLS, 'install.sh'), venv],
-                       check=True)
-    print('building dynamics_ros with colcon ...', flush=True)
-    subprocess.run(
-        [os.path.join(venv, 'bin', 'colcon'), 'build', '--base-paths',
-         REPO_ROOT, '--packages-select', 'dynamics_ros', '--symlink-install',
-         '--build-base', os.path.join(folder, 'build'), '--install-base',
-         os.path.join(folder, 'install'), '--event-handlers',
-         'console_direct-'], cwd=folder, check=True,
-        stdout=subprocess.DEVNULL,
-        env=dict(os.environ, COLCON_LOG_PATH=os.path.join(folder, 'log')))
-    return ' && '.join('source %s' % shlex.quote(path) for path in (
-        os.path.join(venv, 'bin', 'activate'), setup_tools,
-        os.path.join(folder, 'install', 'setup.bash')))
 
 
 def commands(graph, urdf, share):
@@ -257,7 +231,12 @@ def main(argv):
     from oracle import robots_directory
     from ros_harness import reserve_domain_id
     folder = tempfile.mkdtemp(prefix='bench_simulation_graph_')
-    setup = workspace(folder)
+    from ros2_workspace import build_workspace, TOOLS
+    if not os.path.isfile(os.path.join(TOOLS, 'install.sh')):
+        sys.exit('%s is missing: the benchmark runs the real ros2 tools'
+                 % TOOLS)
+    print('building dynamics_ros with colcon ...', flush=True)
+    setup = build_workspace(folder)
     share = os.path.join(folder, 'install', 'dynamics_ros', 'share',
                          'dynamics_ros')
     urdf = os.path.join(folder, 'panda.urdf')

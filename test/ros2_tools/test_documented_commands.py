@@ -46,15 +46,14 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 from conftest import REPO_ROOT
 import pytest
 from robot_files import example_arm_xml, robots_directory
+from ros2_workspace import build_workspace, TOOLS
 from ros_harness import die_with_parent, reserve_domain_id
 
-TOOLS = os.path.join(os.path.dirname(REPO_ROOT), 'shared', 'ros2-tools')
 if not os.path.isfile(os.path.join(TOOLS, 'install.sh')):
     pytest.skip('../shared/ros2-tools not found: the tier on the real ros2 '
                 'command line runs where it is (CI)', allow_module_level=True)
@@ -229,20 +228,7 @@ def ur_xacro(folder):
 def workspace(tmp_path_factory):
     """Install the tools, build with colcon; return the command folder."""
     work = tmp_path_factory.mktemp('ros2_tools')
-    venv = sys.prefix
-    install = subprocess.run(['bash', os.path.join(TOOLS, 'install.sh'),
-                              venv], capture_output=True, text=True,
-                             timeout=900)
-    assert install.returncode == 0, install.stdout + install.stderr
-    build = subprocess.run(
-        [os.path.join(venv, 'bin', 'colcon'), 'build', '--base-paths',
-         REPO_ROOT, '--packages-select', 'dynamics_ros', '--symlink-install',
-         '--build-base', str(work / 'build'), '--install-base',
-         str(work / 'install'), '--event-handlers', 'console_direct-'],
-        cwd=str(work), capture_output=True, text=True, timeout=900,
-        env=dict(os.environ, COLCON_LOG_PATH=str(work / 'log'),
-                 DYNAMICS_ROS_COMPILE_KERNELS='0'))
-    assert build.returncode == 0, build.stdout + build.stderr
+    setup = build_workspace(str(work))
     folder = work / 'commands'
     folder.mkdir()
     os.symlink(os.path.join(REPO_ROOT, 'urdf'), str(folder / 'urdf'))
@@ -253,10 +239,6 @@ def workspace(tmp_path_factory):
                        ('panda.urdf', panda_with_hand())):
         (folder / name).write_text(text, encoding='utf-8')
     write_friction_file(str(folder / 'identified_friction.yaml'), ur5)
-    setup = ' && '.join('source %s' % shlex.quote(p) for p in (
-        os.path.join(venv, 'bin', 'activate'),
-        os.path.join(venv, 'share', 'ros2-tools', 'setup.sh'),
-        str(work / 'install' / 'setup.bash')))
     return dict(folder=str(folder), setup=setup)
 
 
